@@ -1,0 +1,30 @@
+# The two commands of the README, plus a few conveniences. The scripts do the work, so
+# they also run without make (scripts/run.sh, scripts/test.sh).
+.PHONY: run test test-real test-core bench perf fmt lint
+
+run:        ## install what is missing, build, start the desktop app
+	./scripts/run.sh
+
+test:       ## every test: UI, Rust, end-to-end under Xvfb (what CI runs)
+	./scripts/test.sh
+
+test-real:  ## chats with a real local model (llama.cpp + SmolLM2-135M; builds it once, ~15 min)
+	./scripts/test-real.sh
+
+test-core:  ## fast loop: the GTK-free engine only
+	cargo test -p lango-core -p lango-cli
+
+bench:      ## benchmarks (release build); prints throughput and ratios
+	cargo bench -p lango-core --bench store
+	cargo bench -p lango-core --bench provider
+	cargo bench -p lango-core --bench agent
+	cargo bench -p lango-core --bench memory
+
+perf:       ## desktop: cold start, idle RSS, first paint of a 10k-message chat (release build)
+	./scripts/perf-desktop.sh
+
+fmt:
+	cargo fmt --all
+
+lint:
+	cargo fmt --all --check && cargo clippy --workspace --all-targets --features tauri/custom-protocol -- -D warnings

@@ -1,0 +1,143 @@
+//! The command line grammar.
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "lango",
+    version,
+    about = "Lango: a local-first AI agent with observational memory"
+)]
+pub struct Cli {
+    /// Keep every file (database, settings, logs) in this folder instead of the platform
+    /// folders. Overrides LANGO_HOME.
+    #[arg(long, global = true, value_name = "DIR")]
+    pub data_dir: Option<PathBuf>,
+
+    /// Machine-readable JSON on stdout.
+    #[arg(long, global = true)]
+    pub json: bool,
+
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Show, check and locate settings; store API keys.
+    Config {
+        #[command(subcommand)]
+        command: ConfigCommand,
+    },
+    /// Chat with the configured model: one message, or an interactive prompt without one.
+    /// Ctrl-C stops the reply (what arrived is kept, marked interrupted).
+    Chat {
+        /// Continue this conversation (created if it does not exist).
+        #[arg(long, value_name = "KEY")]
+        session: Option<String>,
+        /// Start a new conversation (default: continue the most recent one).
+        #[arg(long, conflicts_with = "session")]
+        new: bool,
+        /// Print each reply when it is complete instead of as it streams.
+        #[arg(long)]
+        no_stream: bool,
+        /// The message to send. Without it, lango reads messages from the prompt (or stdin).
+        message: Option<String>,
+    },
+    /// See, check and clear what the observational memory holds.
+    Memory {
+        #[command(subcommand)]
+        command: MemoryCommand,
+    },
+    /// Browse conversations.
+    Sessions {
+        #[command(subcommand)]
+        command: SessionsCommand,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ConfigCommand {
+    /// Print the effective settings (defaults filled in).
+    Show,
+    /// Check the settings file and report every problem at once.
+    Validate,
+    /// Print where Lango keeps its files.
+    Path,
+    /// Store a provider's API key in the OS keychain (read from stdin, never from arguments).
+    SetKey {
+        /// Provider id, as in the settings file.
+        provider: String,
+    },
+    /// Remove a provider's stored API key.
+    DeleteKey { provider: String },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum MemoryCommand {
+    /// Reflections then observations of a conversation (default: the most recent one).
+    List {
+        #[arg(long, value_name = "KEY")]
+        session: Option<String>,
+    },
+    /// Progress towards the next observation and reflection.
+    Status {
+        #[arg(long, value_name = "KEY")]
+        session: Option<String>,
+    },
+    /// Delete a conversation's observations and reflections. Asks first unless --yes.
+    Clear {
+        #[arg(long, value_name = "KEY")]
+        session: String,
+        #[arg(long)]
+        yes: bool,
+    },
+    /// Print exactly what the next message would send the model, with token counts.
+    Inspect {
+        #[arg(long, value_name = "KEY")]
+        session: Option<String>,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum SessionsCommand {
+    /// List conversations: pinned first, then most recent.
+    List {
+        #[arg(long, default_value_t = 50)]
+        limit: u32,
+        #[arg(long, default_value_t = 0)]
+        offset: u32,
+    },
+    /// Print a conversation, compacted messages included.
+    Show { key: String },
+    /// Give a conversation a title.
+    Rename { key: String, title: String },
+    /// Pin a conversation to the top of the list (or unpin it).
+    Pin {
+        key: String,
+        #[arg(long)]
+        off: bool,
+    },
+    /// Delete a conversation with its memory. Asks first unless --yes.
+    Delete {
+        key: String,
+        #[arg(long)]
+        yes: bool,
+    },
+    /// Write a conversation as Markdown or JSON to stdout (or --output FILE).
+    Export {
+        key: String,
+        #[arg(long, value_enum, default_value_t = ExportFormat::Md)]
+        format: ExportFormat,
+        #[arg(long, short)]
+        output: Option<PathBuf>,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ExportFormat {
+    Md,
+    Json,
+}

@@ -1,0 +1,188 @@
+//! `lango memory list|status|clear|inspect`.
+
+use lango_core::engine::Engine;
+use lango_core::memory::cycle::MemoryCycle;
+use lango_core::store::Store;
+use serde_json::json;
+
+use super::Context;
+use crate::args::MemoryCommand;
+use crate::exit::{CliError, Kind};
+use crate::output;
+
+pub async fn run(ctx: &Context, command: &MemoryCommand) -> Result<(), CliError> {
+    match command {
+        MemoryCommand::List { session } => {
+            let store = Store::open_app(&ctx.paths).await?;
+            let result = list(ctx, &store, session.as_deref()).await;
+            store.close().await;
+            result
+        }
+        MemoryCommand::Clear { session, yes } => {
+            let store = Store::open_app(&ctx.paths).await?;
+            let result = clear(&store, session, *yes).await;
+            store.close().await;
+            result
+        }
+        MemoryCommand::Status { session } => {
+            let engine = Engine::start(&ctx.paths).await?;
+            let result = status(ctx, &engine, session.as_deref()).await;
+            engine.shutdown().await;
+            result
+        }
+        MemoryCommand::Inspect { session } => {
+            let engine = Engine::start(&ctx.paths).await?;
+            let result = inspect(ctx, &engine, session.as_deref()).await;
+            engine.shutdown().await;
+            result
+        }
+    }
+}
+
+/// The given session, else the most recent one.
+async fn pick(store: &Store, session: Option<&str>) -> Result<String, CliError> {
+    if let Some(key) = session {
+        store.get_session(key).await?;
+        return Ok(key.to_owned());
+    }
+    let latest = store.list_sessions(1, 0).await?.into_iter().next();
+    latest
+        .map(|s| s.key)
+        .ok_or_else(|| CliError::new(Kind::Usage, "no conversations yet"))
+}
+
+async fn list(ctx: &Context, store: &Store, session: Option<&str>) -> Result<(), CliError> {
+    let key = pick(store, session).await?;
+    let reflections = store.list_reflections(&key).await?;
+    let observations = store.list_observations(&key).await?;
+    if ctx.json {
+        return output::json(
+            &json!({"session": key, "reflections": reflections, "observations": observations}),
+        );
+    }
+    if reflections.is_empty() && observations.is_empty() {
+        println!("Nothing in memory for {key} yet.");
+        return Ok(());
+    }
+    for r in &reflections {
+        println!(
+            "reflection (gen {}) · {} · {} tokens, condensed {} · messages {}–{}\n  {}\n",
+            r.generation,
+            output::time(r.created_at),
+            r.token_count,
+            r.source_token_count,
+            r.seq_start,
+            r.seq_end,
+            r.content
+        );
+    }
+    for o in &observations {
+        println!(
+            "observation · {} · {} tokens · messages {}–{}\n  {}\n",
+            output::time(o.created_at),
+            o.token_count,
+            o.seq_start,
+            o.seq_end,
+            o.content
+        );
+    }
+    Ok(())
+}
+
+async fn clear(store: &Store, key: &str, yes: bool) -> Result<(), CliError> {
+    store.get_session(key).await?;
+    if !yes
+        && !output::confirm(
+            &format!("Delete every observation and reflection of {key}? The messages stay."),
+            "clear memory",
+        )?
+    {
+        println!("kept the memory of {key}");
+        return Ok(());
+    }
+    let observations = store.delete_observations_by_session(key).await?;
+    let reflections = store.delete_reflections_by_session(key).await?;
+    println!("cleared {observations} observations and {reflections} reflections of {key}");
+    Ok(())
+}
+
+fn cycle(engine: &Engine) -> Result<&MemoryCycle, CliError> {
+    engine
+        .memory
+        .as_ref()
+        .map(|m| m.cycle.as_ref())
+        .ok_or_else(|| {
+            CliError::new(
+                Kind::Config,
+                "observational memory is off: set observationalMemory.enabled to true",
+            )
+        })
+}
+
+async fn status(ctx: &Context, engine: &Engine, session: Option<&str>) -> Result<(), CliError> {
+    let key = pick(&engine.store, session).await?;
+    let status = cycle(engine)?
+        .status(&key)
+        .await
+        .map_err(|e| CliError::new(Kind::Store, e.to_string()))?;
+    if ctx.json {
+        return output::json(&status);
+    }
+    println!("memory of {key}: {:?}", status.phase);
+    println!(
+        "  not yet observed  {:>6} / {} tokens",
+        status.unobserved_tokens, status.message_token_threshold
+    );
+    println!(
+        "  observations      {:>6} / {} tokens ({} notes)",
+        status.observation_tokens, status.observation_token_threshold, status.observations
+    );
+    println!("  reflections       {:>6}", status.reflections);
+    Ok(())
+}
+
+async fn inspect(ctx: &Context, engine: &Engine, session: Option<&str>) -> Result<(), CliError> {
+    let key = pick(&engine.store, session).await?;
+    let assembled = engine.inspect(&key).await?;
+    if ctx.json {
+        return output::json(&json!({
+            "session": key,
+            "systemPrompt": assembled.system_prompt,
+            "sections": assembled.sections.iter().map(|s| json!({"name": s.name, "tokens": s.tokens, "budget": s.budget})).collect::<Vec<_>>(),
+            "historyTokens": assembled.history_tokens,
+            "historyBudget": engine.history_budget,
+            "messages": assembled.contents.len(),
+        }));
+    }
+    println!("== sections");
+    for s in &assembled.sections {
+        match s.budget {
+            Some(b) => println!("  {:<10} {:>6} / {b} tokens", s.name, s.tokens),
+            None => println!("  {:<10} {:>6} tokens", s.name, s.tokens),
+        }
+    }
+    println!(
+        "  {:<10} {:>6} / {} tokens ({} messages)",
+        "history",
+        assembled.history_tokens,
+        engine.history_budget,
+        assembled.contents.len()
+    );
+    println!("\n== system prompt\n{}", assembled.system_prompt);
+    println!("\n== history");
+    for c in &assembled.contents {
+        let text = c.text();
+        let shown: String = text.chars().take(200).collect();
+        println!(
+            "[{}] {}{}",
+            c.role,
+            shown,
+            if text.chars().count() > 200 {
+                "…"
+            } else {
+                ""
+            }
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,26 @@
+//! One module per command group; each turns arguments into engine calls and prints.
+
+pub mod chat;
+pub mod config;
+pub mod memory;
+pub mod sessions;
+
+use lango_core::paths::AppPaths;
+
+use crate::args::Cli;
+use crate::exit::CliError;
+
+/// What every command needs: where the files are and how to print.
+pub struct Context {
+    pub paths: AppPaths,
+    pub json: bool,
+}
+
+impl Context {
+    pub fn new(cli: &Cli) -> Result<Self, CliError> {
+        Ok(Self {
+            paths: AppPaths::resolve(cli.data_dir.as_deref())?,
+            json: cli.json,
+        })
+    }
+}

@@ -1,0 +1,68 @@
+//! `lango`: Lango's engine without a window — sessions, settings and keys from a terminal.
+//!
+//! Owns argument parsing, output formatting and exit codes. All behaviour lives in
+//! `lango-core`; this binary must not implement any (it only calls in and prints).
+
+mod args;
+mod commands;
+mod exit;
+mod output;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use crate::args::{Cli, Command};
+
+fn main() -> ExitCode {
+    let cli = Cli::parse(); // usage errors exit with 2 (clap's default)
+    init_logging();
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            return exit::report(&exit::CliError::internal(format!(
+                "cannot start the async runtime: {e}"
+            )))
+        }
+    };
+    let result = runtime.block_on(async {
+        let ctx = commands::Context::new(&cli)?;
+        match &cli.command {
+            Command::Config { command } => commands::config::run(&ctx, command).await,
+            Command::Chat {
+                session,
+                new,
+                no_stream,
+                message,
+            } => {
+                let options = commands::chat::Options {
+                    session: session.clone(),
+                    new: *new,
+                    stream: !*no_stream,
+                    message: message.clone(),
+                };
+                commands::chat::run(&ctx, options).await
+            }
+            Command::Memory { command } => commands::memory::run(&ctx, command).await,
+            Command::Sessions { command } => commands::sessions::run(&ctx, command).await,
+        }
+    });
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => exit::report(&e),
+    }
+}
+
+/// Logs go to stderr, warnings and above unless `LANGO_LOG` says otherwise, so stdout stays
+/// clean for `--json` consumers.
+fn init_logging() {
+    let filter = tracing_subscriber::EnvFilter::try_from_env("LANGO_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .try_init();
+}

@@ -1,0 +1,246 @@
+//! Observational memory end to end: `lango chat` over many turns against the fake provider,
+//! then `lango memory …` on the result.
+
+use std::path::Path;
+use std::process::{Output, Stdio};
+
+use lango_core::store::Store;
+use lango_core::tokens::{MessageParts, TiktokenCounter, TokenCounter};
+use lango_testkit::fake::{FakeProvider, Script, Turn};
+use serde_json::{json, Value};
+use tokio::io::AsyncWriteExt;
+
+const SYSTEM: &str = "You are a test assistant.";
+
+fn settings(home: &Path, base_url: &str) {
+    let s = json!({
+        "providers": {"p": {"type": "openai-compatible", "baseUrl": base_url, "defaultModel": "fake-model"}},
+        "agent": {"provider": "p", "systemPrompt": SYSTEM},
+        "observationalMemory": {
+            "enabled": true,
+            "messageTokenThreshold": 60,
+            "observationTokenThreshold": 40,
+            "maxMessageTokenBudget": 300,
+            "memoryTokenBudget": 120,
+            "reflectionConsolidationThreshold": 2
+        }
+    });
+    std::fs::write(home.join("settings.json"), s.to_string()).unwrap();
+}
+
+async fn lango(home: &Path, args: &[&str], stdin: Option<String>) -> Output {
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_lango"))
+        .arg("--data-dir")
+        .arg(home)
+        .args(args)
+        .env("LANGO_P_API_KEY", "sk-test")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    if let Some(text) = stdin {
+        input.write_all(text.as_bytes()).await.unwrap();
+    }
+    drop(input);
+    child.wait_with_output().await.unwrap()
+}
+
+fn system_text(body: &Value) -> String {
+    body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "system")
+        .map(|m| m["content"].as_str().unwrap_or("").to_string())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn sixty_turns_build_observations_reflections_and_a_second_generation_within_budgets() {
+    let fake = FakeProvider::start(Script::new([Turn::text([
+        "Noted: the user keeps a running list of prices.",
+    ])]))
+    .await;
+    let home = tempfile::tempdir().unwrap();
+    settings(home.path(), &format!("{}/v1", fake.server().base_url()));
+    let turns: String = (1..=60)
+        .map(|i| format!("Item {i} costs {i} euros; please remember it for the budget.\n"))
+        .collect();
+    let out = lango(home.path(), &["chat", "--session", "long"], Some(turns)).await;
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    let store = Store::open(&home.path().join("lango.db")).await.unwrap();
+    let reflections = store.list_reflections("long").await.unwrap();
+    assert!(
+        reflections.iter().any(|r| r.generation >= 2),
+        "a generation-2 reflection: {reflections:?}"
+    );
+    // The memory graph (REFERENCE §3.9) was recorded as observations and reflections landed.
+    let triples = store.list_triples("long").await.unwrap();
+    for predicate in ["in_session", "follows", "reflects_on"] {
+        assert!(
+            triples.iter().any(|t| t.predicate == predicate),
+            "no {predicate} triple: {triples:?}"
+        );
+    }
+    let compacted = store.archived_messages("long", 0, i64::MAX).await.unwrap();
+    assert!(
+        !compacted.is_empty(),
+        "observed rows were compacted into the archive"
+    );
+    // Nothing was lost: every message the user sent is in the history or the archive.
+    let shown = lango_core::export::all_messages(&store, "long")
+        .await
+        .unwrap();
+    let users = shown.iter().filter(|m| m.role == "user").count();
+    assert_eq!(users, 60);
+    store.close().await;
+
+    let requests: Vec<Value> = fake.generate_requests().iter().map(|r| r.json()).collect();
+    let chats: Vec<&Value> = requests
+        .iter()
+        .filter(|b| system_text(b).starts_with(SYSTEM))
+        .collect();
+    assert_eq!(chats.len(), 60, "one chat request per turn");
+    let with_memory: Vec<String> = chats
+        .iter()
+        .map(|b| system_text(b))
+        .filter(|s| s.contains("## Conversation Memory"))
+        .collect();
+    assert!(
+        !with_memory.is_empty(),
+        "later turns carry the memory section"
+    );
+    for system in &with_memory {
+        assert!(system.starts_with(SYSTEM), "the base prompt comes first");
+        if let (Some(summary), Some(observations)) = (
+            system.find("### Summary"),
+            system.find("### Recent Observations"),
+        ) {
+            assert!(summary < observations, "reflections before observations");
+        }
+        let memory = &system[system.find("## Conversation Memory").unwrap()..];
+        let items: usize = memory
+            .lines()
+            .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+            .map(|l| TiktokenCounter.count(l.trim_start_matches("- ")))
+            .sum();
+        assert!(
+            items <= 120,
+            "memory items cost {items} tokens > the 120 budget"
+        );
+    }
+    for body in &chats {
+        let history: usize = body["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|m| m["role"] != "system")
+            .map(|m| {
+                TiktokenCounter.message_cost(&MessageParts {
+                    content: m["content"].as_str().unwrap_or(""),
+                    tool_calls: vec![],
+                })
+            })
+            .sum();
+        assert!(
+            history <= 300,
+            "history of {history} tokens > maxMessageTokenBudget 300"
+        );
+    }
+    // The observer ran on the side: requests that are not chat turns.
+    assert!(requests.len() > chats.len());
+
+    let list = lango(
+        home.path(),
+        &["--json", "memory", "list", "--session", "long"],
+        None,
+    )
+    .await;
+    let v: Value = serde_json::from_slice(&list.stdout).unwrap();
+    assert!(!v["reflections"].as_array().unwrap().is_empty());
+    let inspect = lango(
+        home.path(),
+        &["--json", "memory", "inspect", "--session", "long"],
+        None,
+    )
+    .await;
+    assert!(
+        inspect.status.success(),
+        "{}",
+        String::from_utf8_lossy(&inspect.stderr)
+    );
+    let v: Value = serde_json::from_slice(&inspect.stdout).unwrap();
+    assert!(v["systemPrompt"]
+        .as_str()
+        .unwrap()
+        .contains("## Conversation Memory"));
+    assert!(v["historyTokens"].as_u64().unwrap() <= 300);
+    let status = lango(
+        home.path(),
+        &["--json", "memory", "status", "--session", "long"],
+        None,
+    )
+    .await;
+    let v: Value = serde_json::from_slice(&status.stdout).unwrap();
+    assert_eq!(v["phase"], "idle");
+    assert_eq!(v["messageTokenThreshold"], 60);
+
+    let clear = lango(
+        home.path(),
+        &["memory", "clear", "--session", "long", "--yes"],
+        None,
+    )
+    .await;
+    assert!(clear.status.success());
+    let list = lango(
+        home.path(),
+        &["--json", "memory", "list", "--session", "long"],
+        None,
+    )
+    .await;
+    let v: Value = serde_json::from_slice(&list.stdout).unwrap();
+    assert!(
+        v["reflections"].as_array().unwrap().is_empty()
+            && v["observations"].as_array().unwrap().is_empty()
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn with_memory_off_the_request_is_exactly_what_it_was() {
+    let fake = FakeProvider::start(Script::new([Turn::text(["ok"])])).await;
+    let home = tempfile::tempdir().unwrap();
+    let base = format!("{}/v1", fake.server().base_url());
+    let off = json!({"providers": {"p": {"type": "openai-compatible", "baseUrl": base, "defaultModel": "m"}},
+                     "agent": {"provider": "p", "systemPrompt": SYSTEM}});
+    std::fs::write(home.path().join("settings.json"), off.to_string()).unwrap();
+    for text in ["first", "second", "third"] {
+        let out = lango(home.path(), &["chat", "--session", "s", text], None).await;
+        assert!(out.status.success());
+    }
+    let bodies: Vec<String> = fake
+        .generate_requests()
+        .iter()
+        .map(|r| r.body.clone())
+        .collect();
+    assert_eq!(bodies.len(), 3, "no observer calls with memory off");
+    assert!(bodies.iter().all(|b| !b.contains("Conversation Memory")));
+    let last: Value = serde_json::from_str(&bodies[2]).unwrap();
+    let messages = last["messages"].as_array().unwrap();
+    assert_eq!(
+        messages.len(),
+        6,
+        "system + 3 user + 2 assistant: {messages:?}"
+    );
+    assert_eq!(
+        messages[0]["content"], SYSTEM,
+        "the system prompt is exactly the configured one"
+    );
+}

@@ -1,0 +1,116 @@
+//! Store benchmarks (run: `make bench`, i.e. `cargo bench -p lango-core --bench store`).
+//!
+//! Prints:
+//! - durable append throughput: one transaction per message, as a chat appends them
+//!   (goal ≥ 5,000 messages/s);
+//! - history-tail load time for a 100k-message session divided by that for a 1k-message
+//!   session, same budget (goal ≤ 1.5: loading reads only the tail).
+//!
+//! A plain binary (no criterion) so it builds fast and prints ratios, not just timings.
+
+use std::str::FromStr;
+use std::time::{Duration, Instant};
+
+use lango_core::store::{NewMessage, Store};
+use sqlx::sqlite::{SqliteConnectOptions, SqlitePoolOptions};
+
+const APPENDS: usize = 20_000;
+const TAIL_BUDGET: usize = 8_000;
+const LOADS: usize = 200;
+
+fn median(mut samples: Vec<Duration>) -> Duration {
+    samples.sort();
+    samples[samples.len() / 2]
+}
+
+/// Fills a session with `rows` messages of ~30 tokens directly in SQL (seeding 100k rows
+/// through the API would measure appends again, not loads).
+async fn seed(path: &std::path::Path, key: &str, rows: i64) {
+    let opts = SqliteConnectOptions::from_str("sqlite:")
+        .expect("options")
+        .filename(path);
+    let pool = SqlitePoolOptions::new()
+        .max_connections(1)
+        .connect_with(opts)
+        .await
+        .expect("pool");
+    let id: i64 = sqlx::query_scalar("SELECT id FROM sessions WHERE key = ?")
+        .bind(key)
+        .fetch_one(&pool)
+        .await
+        .expect("session");
+    sqlx::query(
+        "WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < ?2)
+         INSERT INTO messages (session_id, seq, role, content, token_count, created_at)
+         SELECT ?1, x, CASE x % 2 WHEN 1 THEN 'user' ELSE 'assistant' END,
+                'message ' || x || ' about the project plan and what to do next', 30, x FROM n",
+    )
+    .bind(id)
+    .bind(rows)
+    .execute(&pool)
+    .await
+    .expect("seed");
+    sqlx::query("UPDATE sessions SET next_seq = ?1 + 1 WHERE id = ?2")
+        .bind(rows)
+        .bind(id)
+        .execute(&pool)
+        .await
+        .expect("next_seq");
+    pool.close().await;
+}
+
+async fn time_tail_loads(store: &Store, key: &str) -> Duration {
+    let mut samples = Vec::with_capacity(LOADS);
+    for _ in 0..LOADS {
+        let start = Instant::now();
+        let tail = store
+            .load_history_tail(key, TAIL_BUDGET)
+            .await
+            .expect("tail");
+        samples.push(start.elapsed());
+        assert!(tail.truncated || tail.messages.len() < 300);
+    }
+    median(samples)
+}
+
+#[tokio::main]
+async fn main() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("bench.db");
+    let store = Store::open(&path).await.expect("open");
+
+    // 1. Durable appends.
+    store.create_session("append", "").await.expect("session");
+    let text = "A typical chat message of a sentence or two, long enough to be realistic.";
+    let start = Instant::now();
+    for _ in 0..APPENDS {
+        store
+            .append_message("append", NewMessage::new("user", text))
+            .await
+            .expect("append");
+    }
+    let elapsed = start.elapsed();
+    let rate = APPENDS as f64 / elapsed.as_secs_f64();
+    println!(
+        "append throughput: {rate:.0} messages/s ({APPENDS} appends in {:.2} s, one transaction each; goal >= 5000) {}",
+        elapsed.as_secs_f64(),
+        if rate >= 5000.0 { "OK" } else { "BELOW GOAL" }
+    );
+
+    // 2. History tail: 100k vs 1k messages.
+    store.create_session("small", "").await.expect("session");
+    store.create_session("large", "").await.expect("session");
+    seed(&path, "small", 1_000).await;
+    seed(&path, "large", 100_000).await;
+    let _warm = time_tail_loads(&store, "small").await;
+    let small = time_tail_loads(&store, "small").await;
+    let large = time_tail_loads(&store, "large").await;
+    let ratio = large.as_secs_f64() / small.as_secs_f64();
+    println!(
+        "history tail load (budget {TAIL_BUDGET}): 1k session {:.3} ms, 100k session {:.3} ms, ratio {ratio:.2} (goal <= 1.5) {}",
+        small.as_secs_f64() * 1e3,
+        large.as_secs_f64() * 1e3,
+        if ratio <= 1.5 { "OK" } else { "ABOVE GOAL" }
+    );
+    store.close().await;
+}

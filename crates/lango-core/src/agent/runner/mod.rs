@@ -1,0 +1,593 @@
+//! The agent tree and the runner that plays one user turn (REFERENCE §1, spec 000 "Agent
+//! Initialization"), plus [`run_and_collect`] (§1.6).
+//!
+//! A turn: persist the user's message; then call the active agent's model with the session's
+//! events, forward partial responses to the caller (never persisted), persist the final
+//! response, run its tool calls through [`ToolAdapter`] and persist ONE function-response
+//! event, and loop until the model answers without calls. `transfer_to_agent` switches the
+//! active agent. The loop is bounded by `max_turns` model calls and stops on cancellation.
+//!
+//! Owns the order of a turn's steps. It must not talk to providers or SQL directly: it works
+//! against the [`Llm`], [`SessionService`] and [`Tool`] traits, so the memory engine can wrap
+//! the model and tests can script it.
+
+mod collect;
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures_util::{Stream, StreamExt};
+use serde_json::{json, Map, Value};
+use tokio::sync::mpsc::UnboundedSender;
+use tokio_util::sync::CancellationToken;
+
+pub use collect::{
+    correction_message, extract_missing_agent, run_and_collect, run_and_collect_with,
+};
+
+use super::context::RequestContext;
+use super::error::AgentError;
+use super::session::{close_dangling_calls, SessionServiceAdapter};
+use super::tools::{error_object, normalize_schema, ToolAdapter};
+use super::traits::{Llm, Session, SessionService, Tool, ToolContext};
+use super::types::{
+    roles, Content, Event, FunctionCall, GenerateConfig, LlmRequest, Part, DEFAULT_AGENT_NAME,
+};
+use crate::config::AgentSettings;
+use crate::provider::{BoxFuture, ToolSpec};
+
+/// The tool an agent with sub-agents (or a parent) is given to hand the conversation over.
+pub const TRANSFER_TO_AGENT: &str = "transfer_to_agent";
+/// Model calls per user turn when none is configured (`agent.maxTurns` 0 → 50).
+pub const DEFAULT_MAX_TURNS: u32 = 50;
+/// `agent.toolTimeout` default.
+pub const DEFAULT_TOOL_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// The events of one turn as the runner produces them; an `Err` is always the last item.
+pub type EventStream<'a> = Pin<Box<dyn Stream<Item = Result<Event, AgentError>> + Send + 'a>>;
+
+/// One agent: a model, an instruction, tools, and the agents it may transfer to.
+#[derive(Clone)]
+pub struct Agent {
+    pub name: String,
+    /// The system instruction; empty = none.
+    pub instruction: String,
+    pub model: Arc<dyn Llm>,
+    pub tools: Vec<Arc<dyn Tool>>,
+    /// In registration order (the hallucination correction lists them in this order).
+    pub sub_agents: Vec<Agent>,
+    pub temperature: Option<f32>,
+    pub max_output_tokens: Option<u32>,
+}
+
+impl std::fmt::Debug for Agent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Agent")
+            .field("name", &self.name)
+            .field("instruction", &self.instruction)
+            .field("model", &self.model.name())
+            .field(
+                "tools",
+                &self.tools.iter().map(|t| t.name()).collect::<Vec<_>>(),
+            )
+            .field("sub_agents", &self.sub_agents)
+            .field("temperature", &self.temperature)
+            .field("max_output_tokens", &self.max_output_tokens)
+            .finish()
+    }
+}
+
+impl Agent {
+    /// An agent with no instruction, tools or sub-agents. An empty name becomes
+    /// [`DEFAULT_AGENT_NAME`].
+    pub fn new(name: impl Into<String>, model: Arc<dyn Llm>) -> Self {
+        let name = name.into();
+        Self {
+            name: if name.is_empty() {
+                DEFAULT_AGENT_NAME.to_owned()
+            } else {
+                name
+            },
+            instruction: String::new(),
+            model,
+            tools: Vec::new(),
+            sub_agents: Vec::new(),
+            temperature: None,
+            max_output_tokens: None,
+        }
+    }
+
+    /// The root agent as configured (spec 000 "Agent Initialization"): the selected model,
+    /// the given tools, and `agent.systemPrompt` / `temperature` / `maxTokens`.
+    pub fn from_settings(
+        name: impl Into<String>,
+        settings: &AgentSettings,
+        model: Arc<dyn Llm>,
+        tools: Vec<Arc<dyn Tool>>,
+    ) -> Self {
+        Self::new(name, model)
+            .with_instruction(settings.system_prompt.clone())
+            .with_temperature(settings.temperature as f32)
+            .with_max_output_tokens(settings.max_tokens)
+            .with_tools(tools)
+    }
+
+    pub fn with_instruction(mut self, instruction: impl Into<String>) -> Self {
+        self.instruction = instruction.into();
+        self
+    }
+
+    pub fn with_tool(mut self, tool: Arc<dyn Tool>) -> Self {
+        self.tools.push(tool);
+        self
+    }
+
+    pub fn with_tools(mut self, tools: impl IntoIterator<Item = Arc<dyn Tool>>) -> Self {
+        self.tools.extend(tools);
+        self
+    }
+
+    pub fn with_sub_agent(mut self, agent: Agent) -> Self {
+        self.sub_agents.push(agent);
+        self
+    }
+
+    pub fn with_sub_agents(mut self, agents: impl IntoIterator<Item = Agent>) -> Self {
+        self.sub_agents.extend(agents);
+        self
+    }
+
+    pub fn with_temperature(mut self, temperature: f32) -> Self {
+        self.temperature = Some(temperature);
+        self
+    }
+
+    pub fn with_max_output_tokens(mut self, max_output_tokens: u32) -> Self {
+        self.max_output_tokens = Some(max_output_tokens);
+        self
+    }
+
+    /// The immediate sub-agents' names, in registration order.
+    pub fn sub_agent_names(&self) -> Vec<&str> {
+        self.sub_agents.iter().map(|a| a.name.as_str()).collect()
+    }
+
+    /// This agent or any agent below it with that name (depth first).
+    pub fn find_agent(&self, name: &str) -> Option<&Agent> {
+        if self.name == name {
+            return Some(self);
+        }
+        self.sub_agents.iter().find_map(|a| a.find_agent(name))
+    }
+
+    /// The agent whose sub-agents include `name`.
+    fn parent_of(&self, name: &str) -> Option<&Agent> {
+        if self.sub_agents.iter().any(|a| a.name == name) {
+            return Some(self);
+        }
+        self.sub_agents.iter().find_map(|a| a.parent_of(name))
+    }
+}
+
+/// Closes the tool calls a failed run left without a response (REFERENCE §2.6).
+/// `run_and_collect` calls it after every failed run.
+pub trait DanglingCallCloser: Send + Sync {
+    fn close_dangling_calls<'a>(
+        &'a self,
+        session_key: &'a str,
+        root_agent_name: &'a str,
+    ) -> BoxFuture<'a, Result<(), AgentError>>;
+}
+
+impl DanglingCallCloser for crate::store::Store {
+    fn close_dangling_calls<'a>(
+        &'a self,
+        session_key: &'a str,
+        root_agent_name: &'a str,
+    ) -> BoxFuture<'a, Result<(), AgentError>> {
+        Box::pin(async move {
+            close_dangling_calls(self, session_key, root_agent_name)
+                .await
+                .map(|_| ())
+        })
+    }
+}
+
+impl DanglingCallCloser for SessionServiceAdapter {
+    fn close_dangling_calls<'a>(
+        &'a self,
+        session_key: &'a str,
+        root_agent_name: &'a str,
+    ) -> BoxFuture<'a, Result<(), AgentError>> {
+        self.store()
+            .close_dangling_calls(session_key, root_agent_name)
+    }
+}
+
+/// Plays user turns of an agent tree over a session service.
+pub struct Runner {
+    root: Agent,
+    sessions: Arc<dyn SessionService>,
+    max_turns: u32,
+    tool_timeout: Duration,
+    closer: Option<Arc<dyn DanglingCallCloser>>,
+}
+
+impl std::fmt::Debug for Runner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Runner")
+            .field("root", &self.root)
+            .field("max_turns", &self.max_turns)
+            .field("tool_timeout", &self.tool_timeout)
+            .field("closes_dangling_calls", &self.closer.is_some())
+            .finish()
+    }
+}
+
+impl Runner {
+    /// A runner with 50 model calls per turn and a 2-minute tool timeout.
+    pub fn new(root: Agent, sessions: Arc<dyn SessionService>) -> Self {
+        Self {
+            root,
+            sessions,
+            max_turns: DEFAULT_MAX_TURNS,
+            tool_timeout: DEFAULT_TOOL_TIMEOUT,
+            closer: None,
+        }
+    }
+
+    /// A runner over our SQLite sessions, closing dangling calls through the same store.
+    pub fn with_store_sessions(root: Agent, sessions: Arc<SessionServiceAdapter>) -> Self {
+        Self::new(root, Arc::clone(&sessions) as Arc<dyn SessionService>)
+            .with_dangling_call_closer(sessions)
+    }
+
+    /// `agent.maxTurns` and `agent.toolTimeout` from the settings.
+    pub fn with_settings(self, settings: &AgentSettings) -> Self {
+        self.with_max_turns(settings.max_turns)
+            .with_tool_timeout(Duration::from_secs(settings.tool_timeout))
+    }
+
+    /// Model calls per user turn; 0 → 50.
+    pub fn with_max_turns(mut self, max_turns: u32) -> Self {
+        self.max_turns = if max_turns == 0 {
+            DEFAULT_MAX_TURNS
+        } else {
+            max_turns
+        };
+        self
+    }
+
+    /// Per tool call; zero = no limit.
+    pub fn with_tool_timeout(mut self, timeout: Duration) -> Self {
+        self.tool_timeout = timeout;
+        self
+    }
+
+    /// What closes dangling tool calls after a failed run (REFERENCE §2.6).
+    pub fn with_dangling_call_closer(mut self, closer: Arc<dyn DanglingCallCloser>) -> Self {
+        self.closer = Some(closer);
+        self
+    }
+
+    pub fn root(&self) -> &Agent {
+        &self.root
+    }
+
+    pub fn sessions(&self) -> &Arc<dyn SessionService> {
+        &self.sessions
+    }
+
+    pub fn max_turns(&self) -> u32 {
+        self.max_turns
+    }
+
+    pub fn tool_timeout(&self) -> Duration {
+        self.tool_timeout
+    }
+
+    /// Closes dangling calls of a session, if a closer is configured; failures are logged.
+    pub async fn close_dangling_calls(&self, session_key: &str) {
+        if let Some(closer) = &self.closer {
+            if let Err(e) = closer
+                .close_dangling_calls(session_key, &self.root.name)
+                .await
+            {
+                tracing::warn!(session = %session_key, error = %e, "closing dangling tool calls failed");
+            }
+        }
+    }
+
+    /// Plays ONE user turn. Yields partial events (not persisted) and every persisted event of
+    /// the turn; the last event of a successful turn has `turn_complete`. A failure is the
+    /// last item. Dropping the stream stops the turn (a running tool is aborted).
+    pub fn run(
+        &self,
+        ctx: RequestContext,
+        session_key: impl Into<String>,
+        user_text: impl Into<String>,
+        stream: bool,
+    ) -> EventStream<'_> {
+        let (key, text) = (session_key.into(), user_text.into());
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        let driver = async move {
+            if let Err(e) = self.play_turn(&ctx, &key, &text, stream, &tx).await {
+                let _ = tx.send(Err(e));
+            }
+        };
+        let events = futures_util::stream::poll_fn(move |cx| rx.poll_recv(cx));
+        let driver = futures_util::stream::once(driver)
+            .filter_map(|()| futures_util::future::ready(None::<Result<Event, AgentError>>));
+        Box::pin(futures_util::stream::select(events, driver))
+    }
+
+    async fn play_turn(
+        &self,
+        ctx: &RequestContext,
+        key: &str,
+        text: &str,
+        stream: bool,
+        tx: &UnboundedSender<Result<Event, AgentError>>,
+    ) -> Result<(), AgentError> {
+        let cancel = &ctx.cancel;
+        check(cancel)?;
+        // Lets the model start reading its context (memory) while the session loads.
+        self.root.model.prefetch(
+            &RequestContext {
+                session_key: Some(key.to_owned()),
+                agent_name: self.root.name.clone(),
+                cancel: cancel.clone(),
+            },
+            text,
+        );
+        let session = or_cancel(cancel, self.sessions.get(key)).await??;
+        self.append(
+            session.as_ref(),
+            Event::new(roles::USER, Some(Content::user_text(text))),
+        )
+        .await?;
+
+        let mut active = &self.root;
+        for _ in 0..self.max_turns {
+            check(cancel)?;
+            let call_ctx = RequestContext {
+                session_key: Some(key.to_owned()),
+                agent_name: active.name.clone(),
+                cancel: cancel.clone(),
+            };
+            let tools: Vec<ToolAdapter> = active
+                .tools
+                .iter()
+                .map(|t| ToolAdapter::new(Arc::clone(t), self.tool_timeout))
+                .collect();
+            let request = self.request(active, session.as_ref(), &tools);
+
+            let mut responses = active.model.generate_content(&call_ctx, request, stream);
+            let mut calls: Vec<FunctionCall> = Vec::new();
+            // Text the user has already seen of this step: kept if the step fails midway.
+            let mut streamed = String::new();
+            loop {
+                let next = match or_cancel(cancel, responses.next()).await {
+                    Ok(Some(Ok(response))) => response,
+                    Ok(None) => break,
+                    Ok(Some(Err(e))) | Err(e) => {
+                        drop(responses);
+                        self.keep_interrupted(session.as_ref(), &active.name, &streamed, &e)
+                            .await;
+                        return Err(e);
+                    }
+                };
+                let response = next;
+                let mut event = Event::new(active.name.clone(), response.content);
+                event.usage = response.usage;
+                if response.partial {
+                    if let Some(content) = &event.content {
+                        streamed.push_str(&content.text());
+                    }
+                    event.partial = true;
+                    let _ = tx.send(Ok(event));
+                    // The driver and the consumer share one task: yield so this delta reaches
+                    // the screen now instead of in a burst with the ones already buffered.
+                    tokio::task::yield_now().await;
+                    continue;
+                }
+                streamed.clear();
+                let step_calls = function_calls(event.content.as_ref());
+                event.turn_complete = step_calls.is_empty();
+                if event.content.as_ref().is_some_and(|c| !c.parts.is_empty()) {
+                    self.append(session.as_ref(), event.clone()).await?;
+                }
+                let _ = tx.send(Ok(event));
+                calls.extend(step_calls);
+            }
+            drop(responses);
+            if calls.is_empty() {
+                return Ok(());
+            }
+
+            let transfer = self.transfer_target(&calls)?;
+            let mut parts = Vec::with_capacity(calls.len());
+            for call in calls {
+                let id = if call.id.is_empty() {
+                    format!("call_{}", call.name)
+                } else {
+                    call.id
+                };
+                let response = if call.name == TRANSFER_TO_AGENT {
+                    let target = call
+                        .args
+                        .get("agent_name")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default();
+                    json!({"transferred_to": target})
+                        .as_object()
+                        .cloned()
+                        .unwrap_or_default()
+                } else if let Some(tool) = tools.iter().find(|t| t.name() == call.name) {
+                    let tool_ctx = ToolContext {
+                        agent_name: active.name.clone(),
+                        session_key: Some(key.to_owned()),
+                        call_id: id.clone(),
+                    };
+                    or_cancel(cancel, tool.call(tool_ctx, call.args)).await?
+                } else {
+                    error_object(format!("tool \"{}\" not found", call.name))
+                };
+                parts.push(Part::function_response(id, call.name, response));
+            }
+            let mut event = Event::new(
+                active.name.clone(),
+                Some(Content::new(roles::FUNCTION, parts)),
+            );
+            event.actions.transfer_to_agent = transfer.map(|a| a.name.clone());
+            self.append(session.as_ref(), event.clone()).await?;
+            let _ = tx.send(Ok(event));
+            if let Some(target) = transfer {
+                active = target;
+            }
+        }
+        Err(AgentError::MaxTurns(self.max_turns))
+    }
+
+    /// Persists the text of a reply that failed or was stopped midway, marked interrupted
+    /// (the user saw it; it must not vanish). Nothing to keep → nothing written.
+    async fn keep_interrupted(
+        &self,
+        session: &dyn Session,
+        author: &str,
+        text: &str,
+        error: &AgentError,
+    ) {
+        if text.is_empty() {
+            return;
+        }
+        let mut event = Event::new(author, Some(Content::model_text(text)));
+        event.error = Some(error.to_string());
+        if let Err(e) = self.append(session, event).await {
+            tracing::warn!(error = %e, "could not keep the interrupted reply");
+        }
+    }
+
+    /// The request the root agent's next model call in this session would carry (history
+    /// within the budget, instruction, tools) — before any memory assembly. For the
+    /// "what the model sees" inspector; nothing is written.
+    pub async fn next_request(&self, session_key: &str) -> Result<LlmRequest, AgentError> {
+        let session = self.sessions.get(session_key).await?;
+        let tools: Vec<ToolAdapter> = self
+            .root
+            .tools
+            .iter()
+            .map(|t| ToolAdapter::new(Arc::clone(t), self.tool_timeout))
+            .collect();
+        Ok(self.request(&self.root, session.as_ref(), &tools))
+    }
+
+    /// Persists a non-partial event through the session service (state deltas included).
+    async fn append(&self, session: &dyn Session, event: Event) -> Result<(), AgentError> {
+        self.sessions.append_event(session, event).await
+    }
+
+    /// The request for the active agent: the session's events, its instruction and tools.
+    fn request(&self, agent: &Agent, session: &dyn Session, tools: &[ToolAdapter]) -> LlmRequest {
+        let contents = session
+            .events()
+            .all()
+            .into_iter()
+            .filter_map(|e| e.content)
+            .collect();
+        let mut specs: Vec<ToolSpec> = tools.iter().map(|t| t.spec().clone()).collect();
+        let targets = self.transfer_targets(agent);
+        if !targets.is_empty() && !specs.iter().any(|s| s.name == TRANSFER_TO_AGENT) {
+            specs.push(transfer_spec(&targets));
+        }
+        LlmRequest {
+            model: String::new(),
+            contents,
+            config: GenerateConfig {
+                system_instruction: (!agent.instruction.is_empty()).then(|| {
+                    Content::new(roles::SYSTEM, vec![Part::text(agent.instruction.clone())])
+                }),
+                temperature: agent.temperature,
+                max_output_tokens: agent.max_output_tokens,
+                tools: specs,
+            },
+        }
+    }
+
+    /// Who `agent` may hand over to: its sub-agents, then its parent.
+    fn transfer_targets<'a>(&'a self, agent: &'a Agent) -> Vec<&'a Agent> {
+        let mut targets: Vec<&Agent> = agent.sub_agents.iter().collect();
+        if let Some(parent) = self.root.parent_of(&agent.name) {
+            targets.push(parent);
+        }
+        targets
+    }
+
+    /// The agent the first `transfer_to_agent` call names; an unknown name fails the turn
+    /// with "failed to find agent: <name>" (what `run_and_collect` corrects).
+    fn transfer_target(&self, calls: &[FunctionCall]) -> Result<Option<&Agent>, AgentError> {
+        let Some(call) = calls.iter().find(|c| c.name == TRANSFER_TO_AGENT) else {
+            return Ok(None);
+        };
+        let name = call
+            .args
+            .get("agent_name")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        self.root
+            .find_agent(name)
+            .map(Some)
+            .ok_or_else(|| AgentError::AgentNotFound(name.to_owned()))
+    }
+}
+
+fn transfer_spec(targets: &[&Agent]) -> ToolSpec {
+    let names: Vec<&str> = targets.iter().map(|a| a.name.as_str()).collect();
+    let mut params = Map::new();
+    params.insert(
+        "agent_name".into(),
+        json!({"type": "string", "description": "The name of the agent to transfer to.", "required": true}),
+    );
+    ToolSpec {
+        name: TRANSFER_TO_AGENT.to_owned(),
+        description: format!(
+            "Transfer the conversation to another agent when it is better suited to answer. Valid agents: {}.",
+            names.join(", ")
+        ),
+        parameters: normalize_schema(&Value::Object(params)),
+    }
+}
+
+/// The function calls of a final response, in order.
+fn function_calls(content: Option<&Content>) -> Vec<FunctionCall> {
+    content
+        .map(|c| {
+            c.parts
+                .iter()
+                .filter_map(|p| p.function_call.clone())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn check(cancel: &CancellationToken) -> Result<(), AgentError> {
+    if cancel.is_cancelled() {
+        Err(AgentError::Cancelled)
+    } else {
+        Ok(())
+    }
+}
+
+/// Runs `fut` unless `cancel` fires first (then `fut` is dropped).
+async fn or_cancel<T>(
+    cancel: &CancellationToken,
+    fut: impl Future<Output = T>,
+) -> Result<T, AgentError> {
+    tokio::select! {
+        biased;
+        () = cancel.cancelled() => Err(AgentError::Cancelled),
+        value = fut => Ok(value),
+    }
+}

@@ -1,0 +1,179 @@
+//! `SessionService` over the SQLite store (REFERENCE §2.2–§2.3, specs 000/003/004).
+//!
+//! Owns create / get-or-create / list / delete and `append_event`: persisting a non-partial
+//! event as a row, applying state deltas, and keeping the session object's in-memory history
+//! in step. It must not build events for the model (events.rs) nor issue SQL (the store does).
+
+use std::sync::Arc;
+
+use serde_json::{Map, Value};
+
+use crate::agent::error::AgentError;
+use crate::agent::traits::{Session, SessionService};
+use crate::agent::types::Event;
+use crate::provider::BoxFuture;
+use crate::store::Store;
+use crate::tokens::DEFAULT_TOKEN_BUDGET;
+
+use super::convert::{event_to_message, is_state_delta_only};
+use super::session::SessionAdapter;
+use super::truncate::resolve_budget;
+
+/// Sessions over a [`Store`]. Every session it hands out truncates its events to the service's
+/// token budget (spec 004 "WithTokenBudget").
+#[derive(Debug, Clone)]
+pub struct SessionServiceAdapter {
+    store: Store,
+    root_agent_name: String,
+    budget: usize,
+}
+
+impl SessionServiceAdapter {
+    /// A service with the default budget (32000). `root_agent_name` authors assistant events
+    /// that have no stored author ("lango-agent" when empty).
+    pub fn new(store: Store, root_agent_name: impl Into<String>) -> Self {
+        Self {
+            store,
+            root_agent_name: root_agent_name.into(),
+            budget: DEFAULT_TOKEN_BUDGET,
+        }
+    }
+
+    /// Sets the history token budget of every session created or loaded from now on;
+    /// `<= 0` → the default (32000).
+    pub fn with_token_budget(mut self, budget: i64) -> Self {
+        self.budget = resolve_budget(budget);
+        self
+    }
+
+    /// The resolved budget (> 0).
+    pub fn token_budget(&self) -> usize {
+        self.budget
+    }
+
+    pub fn root_agent_name(&self) -> &str {
+        &self.root_agent_name
+    }
+
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    /// Loads the session's history tail for the budget (never the whole table) into a handle.
+    async fn load(&self, session: crate::store::Session) -> Result<SessionAdapter, AgentError> {
+        let tail = self
+            .store
+            .load_history_tail(&session.key, self.budget)
+            .await?;
+        Ok(SessionAdapter::new(
+            session.key,
+            self.store.clone(),
+            &self.root_agent_name,
+            self.budget,
+            session.state,
+            tail.messages,
+            tail.truncated,
+        ))
+    }
+
+    async fn get_or_create(&self, key: &str) -> Result<SessionAdapter, AgentError> {
+        let session = match self.store.find_session(key).await? {
+            Some(s) => s,
+            // Loses no race: a duplicate insert re-reads (REFERENCE §2.2).
+            None => self.store.get_or_create_session(key).await?,
+        };
+        self.load(session).await
+    }
+
+    async fn create_session(
+        &self,
+        key: &str,
+        state: Map<String, Value>,
+    ) -> Result<SessionAdapter, AgentError> {
+        let mut session = self.store.create_session(key, "").await?;
+        if !state.is_empty() {
+            self.store.set_session_state(key, &state).await?;
+            session.state = state;
+        }
+        Ok(SessionAdapter::new(
+            session.key,
+            self.store.clone(),
+            &self.root_agent_name,
+            self.budget,
+            session.state,
+            Vec::new(),
+            false,
+        ))
+    }
+
+    async fn append(&self, session: &dyn Session, event: Event) -> Result<(), AgentError> {
+        if event.partial {
+            return Ok(());
+        }
+        let key = session.key().to_string();
+        let adapter = session.as_any().downcast_ref::<SessionAdapter>();
+        if !event.actions.state_delta.is_empty() {
+            self.store
+                .apply_state_delta(&key, &event.actions.state_delta)
+                .await?;
+            if let Some(adapter) = adapter {
+                adapter.replace_state(self.store.get_session(&key).await?.state);
+            }
+        }
+        if is_state_delta_only(&event) {
+            return Ok(());
+        }
+        let stored = self
+            .store
+            .append_message(&key, event_to_message(&event))
+            .await?;
+        match adapter {
+            Some(adapter) => adapter.push_message(stored),
+            None => {
+                tracing::debug!(session = %key, "append_event on a foreign session type: in-memory history not updated")
+            }
+        }
+        Ok(())
+    }
+}
+
+impl SessionService for SessionServiceAdapter {
+    fn create(
+        &self,
+        key: &str,
+        state: Map<String, Value>,
+    ) -> BoxFuture<'_, Result<Arc<dyn Session>, AgentError>> {
+        let key = key.to_string();
+        Box::pin(async move {
+            Ok(Arc::new(self.create_session(&key, state).await?) as Arc<dyn Session>)
+        })
+    }
+
+    fn get(&self, key: &str) -> BoxFuture<'_, Result<Arc<dyn Session>, AgentError>> {
+        let key = key.to_string();
+        Box::pin(async move { Ok(Arc::new(self.get_or_create(&key).await?) as Arc<dyn Session>) })
+    }
+
+    fn list(&self) -> BoxFuture<'_, Result<Vec<String>, AgentError>> {
+        Box::pin(async move {
+            let sessions = self.store.list_sessions(u32::MAX, 0).await?;
+            Ok(sessions.into_iter().map(|s| s.key).collect())
+        })
+    }
+
+    fn delete(&self, key: &str) -> BoxFuture<'_, Result<(), AgentError>> {
+        let key = key.to_string();
+        Box::pin(async move {
+            self.store.delete_session(&key).await?;
+            Ok(())
+        })
+    }
+
+    fn append_event<'a>(
+        &'a self,
+        session: &'a dyn Session,
+        event: Event,
+    ) -> BoxFuture<'a, Result<(), AgentError>> {
+        Box::pin(self.append(session, event))
+    }
+}

@@ -1,0 +1,193 @@
+//! Runtime shapes (REFERENCE §1.1). Serde matches the reference: `{"text"}`,
+//! `{"functionCall":{id,name,args}}`, `{"functionResponse":{id,name,response}}`.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::provider::{ToolSpec, Usage};
+
+/// The author of model events when the root agent has no name (spec 003 "Model role mapping").
+pub const DEFAULT_AGENT_NAME: &str = "lango-agent";
+
+/// Content roles. Stored rows may also carry the legacy `model`/`function` (read, never written).
+pub mod roles {
+    pub const USER: &str = "user";
+    pub const MODEL: &str = "model";
+    pub const ASSISTANT: &str = "assistant";
+    pub const FUNCTION: &str = "function";
+    pub const TOOL: &str = "tool";
+    pub const SYSTEM: &str = "system";
+}
+
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct FunctionCall {
+    pub id: String,
+    pub name: String,
+    pub args: Map<String, Value>,
+}
+
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct FunctionResponse {
+    pub id: String,
+    pub name: String,
+    pub response: Map<String, Value>,
+}
+
+/// One part of a content: text, a function call or a function response, with thought flags.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Part {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub function_call: Option<FunctionCall>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub function_response: Option<FunctionResponse>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub thought: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thought_signature: Option<Vec<u8>>,
+}
+
+impl Part {
+    pub fn text(text: impl Into<String>) -> Self {
+        Self {
+            text: Some(text.into()),
+            ..Self::default()
+        }
+    }
+
+    pub fn function_call(
+        id: impl Into<String>,
+        name: impl Into<String>,
+        args: Map<String, Value>,
+    ) -> Self {
+        Self {
+            function_call: Some(FunctionCall {
+                id: id.into(),
+                name: name.into(),
+                args,
+            }),
+            ..Self::default()
+        }
+    }
+
+    pub fn function_response(
+        id: impl Into<String>,
+        name: impl Into<String>,
+        response: Map<String, Value>,
+    ) -> Self {
+        Self {
+            function_response: Some(FunctionResponse {
+                id: id.into(),
+                name: name.into(),
+                response,
+            }),
+            ..Self::default()
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct Content {
+    pub role: String,
+    pub parts: Vec<Part>,
+}
+
+impl Content {
+    pub fn new(role: impl Into<String>, parts: Vec<Part>) -> Self {
+        Self {
+            role: role.into(),
+            parts,
+        }
+    }
+
+    pub fn user_text(text: impl Into<String>) -> Self {
+        Self::new(roles::USER, vec![Part::text(text)])
+    }
+
+    pub fn model_text(text: impl Into<String>) -> Self {
+        Self::new(roles::MODEL, vec![Part::text(text)])
+    }
+
+    /// The non-thought text parts concatenated.
+    pub fn text(&self) -> String {
+        self.parts
+            .iter()
+            .filter(|p| !p.thought)
+            .filter_map(|p| p.text.as_deref())
+            .collect()
+    }
+}
+
+/// What an event asks the runtime to do besides showing content.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EventActions {
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
+    pub state_delta: Map<String, Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transfer_to_agent: Option<String>,
+}
+
+/// One step of a conversation. Only non-partial events are persisted.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Event {
+    pub id: String,
+    pub author: String,
+    /// Unix ms; 0 = now when persisted.
+    pub timestamp: i64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content: Option<Content>,
+    #[serde(default)]
+    pub partial: bool,
+    #[serde(default)]
+    pub turn_complete: bool,
+    #[serde(default)]
+    pub actions: EventActions,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<Usage>,
+    /// A failure the runner reports as an event (the UI shows it inline).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+impl Event {
+    /// A new event with a fresh id and the current time.
+    pub fn new(author: impl Into<String>, content: Option<Content>) -> Self {
+        Self {
+            id: uuid::Uuid::new_v4().to_string(),
+            author: author.into(),
+            timestamp: chrono::Utc::now().timestamp_millis(),
+            content,
+            ..Self::default()
+        }
+    }
+}
+
+/// Generation settings of one model call.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct GenerateConfig {
+    pub system_instruction: Option<Content>,
+    pub temperature: Option<f32>,
+    pub max_output_tokens: Option<u32>,
+    /// In declaration order.
+    pub tools: Vec<ToolSpec>,
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct LlmRequest {
+    /// Empty = the provider's default model.
+    pub model: String,
+    pub contents: Vec<Content>,
+    pub config: GenerateConfig,
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct LlmResponse {
+    pub content: Option<Content>,
+    pub partial: bool,
+    pub turn_complete: bool,
+    pub usage: Option<Usage>,
+}

@@ -1,0 +1,258 @@
+//! Turns from the desktop: send, stop, regenerate the last reply, edit and resend the last
+//! message. Owns the turn registry (one turn per session at a time, each with its cancel
+//! token) and the translation of agent events into UI events; the turn itself is the
+//! runner's (`run_and_collect_with`).
+
+use std::sync::Arc;
+
+use tokio_util::sync::CancellationToken;
+
+use super::dto::{ChatEvent, TurnOutcome, TurnStatus};
+use super::stream::{batched, DELTA_INTERVAL};
+use super::{App, AppError};
+use crate::agent::runner::run_and_collect_with;
+use crate::agent::{Event, RequestContext};
+use crate::engine::Engine;
+
+/// Longest session title taken from a conversation's first message.
+const TITLE_CHARS: usize = 60;
+
+/// Removes the turn from the registry however the turn ends.
+struct TurnGuard<'a> {
+    app: &'a App,
+    key: String,
+}
+
+impl Drop for TurnGuard<'_> {
+    fn drop(&mut self) {
+        let mut turns = match self.app.inner.turns.lock() {
+            Ok(t) => t,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        turns.remove(&self.key);
+    }
+}
+
+impl App {
+    /// Plays one turn of `key` with the user's `text`, streaming to `sink`. Resolves when
+    /// the turn is over: complete, stopped (the partial reply is kept) or failed (the
+    /// provider's reason in `error`). The session is created (and titled) if new.
+    pub async fn send(
+        &self,
+        key: &str,
+        text: &str,
+        sink: impl FnMut(ChatEvent) + Send + 'static,
+    ) -> Result<TurnOutcome, AppError> {
+        if text.trim().is_empty() {
+            return Err(AppError::new("empty_message", "type a message first"));
+        }
+        let engine = self.engine().await?;
+        let (guard, cancel) = self.begin_turn(key)?;
+        let outcome = self.play(&engine, key, text, cancel, sink).await;
+        drop(guard);
+        Ok(outcome)
+    }
+
+    /// Plays the last user message again after removing it and everything after it (the
+    /// reply being replaced, its tool calls), with `new_text` in its place if given.
+    async fn replay(
+        &self,
+        key: &str,
+        new_text: Option<&str>,
+        sink: impl FnMut(ChatEvent) + Send + 'static,
+    ) -> Result<TurnOutcome, AppError> {
+        let engine = self.engine().await?;
+        let (guard, cancel) = self.begin_turn(key)?;
+        let Some((seq, old_text)) = self.inner.store.last_user_message(key).await? else {
+            return Err(AppError::new(
+                "nothing_to_regenerate",
+                "this conversation has no message to send again",
+            ));
+        };
+        let text = new_text.map_or(old_text, str::to_owned);
+        if text.trim().is_empty() {
+            return Err(AppError::new("empty_message", "type a message first"));
+        }
+        self.inner.store.delete_messages_from(key, seq).await?;
+        let outcome = self.play(&engine, key, &text, cancel, sink).await;
+        drop(guard);
+        Ok(outcome)
+    }
+
+    /// Replaces the last reply with a new one for the same message.
+    pub async fn regenerate(
+        &self,
+        key: &str,
+        sink: impl FnMut(ChatEvent) + Send + 'static,
+    ) -> Result<TurnOutcome, AppError> {
+        self.replay(key, None, sink).await
+    }
+
+    /// Replaces the last user message with `text` and plays the turn again.
+    pub async fn edit_last(
+        &self,
+        key: &str,
+        text: &str,
+        sink: impl FnMut(ChatEvent) + Send + 'static,
+    ) -> Result<TurnOutcome, AppError> {
+        self.replay(key, Some(text), sink).await
+    }
+
+    /// Stops the turn of `key`: the provider request is aborted (the server sees the
+    /// connection close) and the reply so far is kept. False when nothing was running.
+    pub fn stop(&self, key: &str) -> bool {
+        let turns = match self.inner.turns.lock() {
+            Ok(t) => t,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        match turns.get(key) {
+            Some(token) => {
+                token.cancel();
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// True while a turn of `key` is being played.
+    pub fn is_busy(&self, key: &str) -> bool {
+        match self.inner.turns.lock() {
+            Ok(t) => t.contains_key(key),
+            Err(poisoned) => poisoned.into_inner().contains_key(key),
+        }
+    }
+
+    fn begin_turn(&self, key: &str) -> Result<(TurnGuard<'_>, CancellationToken), AppError> {
+        let mut turns = match self.inner.turns.lock() {
+            Ok(t) => t,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        if turns.contains_key(key) {
+            return Err(AppError::new(
+                "busy",
+                "a reply is still being written in this conversation; stop it or wait",
+            ));
+        }
+        let token = CancellationToken::new();
+        turns.insert(key.to_owned(), token.clone());
+        Ok((
+            TurnGuard {
+                app: self,
+                key: key.to_owned(),
+            },
+            token,
+        ))
+    }
+
+    async fn play(
+        &self,
+        engine: &Arc<Engine>,
+        key: &str,
+        text: &str,
+        cancel: CancellationToken,
+        sink: impl FnMut(ChatEvent) + Send + 'static,
+    ) -> TurnOutcome {
+        if let Err(e) = self.name_new_session(key, text).await {
+            return failed(e);
+        }
+        let mut ctx = RequestContext::for_session(key, engine.runner.root().name.clone());
+        ctx.cancel = cancel.clone();
+        let (tx, pump) = batched(sink, DELTA_INTERVAL);
+        let (_, result) =
+            run_and_collect_with(&engine.runner, ctx, key, text, true, &mut |event, reply| {
+                for ui_event in to_chat_events(event, reply) {
+                    let _ = tx.send(ui_event);
+                }
+            })
+            .await;
+        drop(tx);
+        let _ = pump.await;
+        // The memory looks at every turn, whatever its outcome (REFERENCE §3.5).
+        engine.after_turn(key);
+        match result {
+            Ok(()) => TurnOutcome {
+                status: TurnStatus::Complete,
+                error: None,
+            },
+            Err(_) if cancel.is_cancelled() => TurnOutcome {
+                status: TurnStatus::Stopped,
+                error: None,
+            },
+            Err(e) => failed(AppError::from(e)),
+        }
+    }
+
+    /// A new conversation is titled after its first message.
+    async fn name_new_session(&self, key: &str, text: &str) -> Result<(), AppError> {
+        let session = self.inner.store.get_or_create_session(key).await?;
+        if session.title.is_empty() {
+            self.inner
+                .store
+                .rename_session(key, &title_from(text))
+                .await?;
+        }
+        Ok(())
+    }
+}
+
+fn failed(error: AppError) -> TurnOutcome {
+    TurnOutcome {
+        status: TurnStatus::Failed,
+        error: Some(error),
+    }
+}
+
+/// The first words of a message, whitespace collapsed, cut at [`TITLE_CHARS`].
+pub(crate) fn title_from(text: &str) -> String {
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let mut title: String = flat.chars().take(TITLE_CHARS).collect();
+    if flat.chars().count() > TITLE_CHARS {
+        title.push('…');
+    }
+    title
+}
+
+/// The UI's view of one agent event: `reply` is the new reply text `run_and_collect_with`
+/// hands over (never repeated); calls and results come from complete events only.
+fn to_chat_events(event: &Event, reply: &str) -> Vec<ChatEvent> {
+    let mut out = Vec::new();
+    if !reply.is_empty() {
+        out.push(ChatEvent::Delta {
+            text: reply.to_owned(),
+        });
+    }
+    let Some(content) = event.content.as_ref().filter(|_| !event.partial) else {
+        return out;
+    };
+    for part in &content.parts {
+        if let Some(call) = &part.function_call {
+            out.push(ChatEvent::ToolCall {
+                id: call.id.clone(),
+                name: call.name.clone(),
+                args: serde_json::Value::Object(call.args.clone()),
+            });
+        }
+        if let Some(response) = &part.function_response {
+            out.push(ChatEvent::ToolResult {
+                id: response.id.clone(),
+                name: response.name.clone(),
+                result: serde_json::Value::Object(response.response.clone()),
+            });
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_long_first_message_becomes_a_short_title() {
+        assert_eq!(title_from("  hello \n  world "), "hello world");
+        let long = "word ".repeat(30);
+        let title = title_from(&long);
+        assert_eq!(title.chars().count(), TITLE_CHARS + 1);
+        assert!(title.ends_with('…'));
+    }
+}

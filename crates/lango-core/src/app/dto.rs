@@ -1,0 +1,211 @@
+//! The app's wire types: what the desktop UI sends and receives (serde, camelCase). Plain
+//! data with no behaviour; the TypeScript mirror is `ui/src/lib/api/types.ts` and the two
+//! must change together.
+
+use serde::{Deserialize, Serialize};
+
+use super::error::AppError;
+use crate::config::Problem;
+use crate::memory::MemoryStatus;
+use crate::secrets::KeyLocation;
+use crate::store::{Observation, Reflection, Session};
+
+/// Whether the app can chat, and why not.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AppStatus {
+    pub version: String,
+    pub data_dir: String,
+    pub config_file: String,
+    pub log_dir: String,
+    /// A provider is configured and the agent was built: chat works.
+    pub ready: bool,
+    /// The provider and model in use ("" when none / the provider's default).
+    pub provider: String,
+    pub model: String,
+    pub memory_enabled: bool,
+    /// Why chat is unavailable (`no_provider` on first run, a settings or key problem…).
+    pub problem: Option<AppError>,
+    pub keychain: KeychainInfo,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct KeychainInfo {
+    pub available: bool,
+    /// Why not, when unavailable (keys then need `secrets.allowFileStore` or an env var).
+    pub reason: Option<String>,
+    /// `secrets.allowFileStore`: keys may fall back to an unencrypted file.
+    pub file_fallback_allowed: bool,
+}
+
+/// A conversation in the sidebar.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionSummary {
+    pub key: String,
+    pub title: String,
+    pub model: String,
+    pub pinned: bool,
+    pub created_at: i64,
+    pub updated_at: i64,
+}
+
+impl From<Session> for SessionSummary {
+    fn from(s: Session) -> Self {
+        Self {
+            key: s.key,
+            title: s.title,
+            model: s.model,
+            pinned: s.pinned,
+            created_at: s.created_at,
+            updated_at: s.updated_at,
+        }
+    }
+}
+
+/// What streams to the UI during a turn.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "camelCase")]
+pub enum ChatEvent {
+    /// More reply text (several model deltas batched together).
+    Delta { text: String },
+    /// The model called a tool.
+    ToolCall {
+        id: String,
+        name: String,
+        args: serde_json::Value,
+    },
+    /// A tool answered.
+    ToolResult {
+        id: String,
+        name: String,
+        result: serde_json::Value,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TurnStatus {
+    Complete,
+    /// The user pressed stop: the reply so far is kept, marked interrupted.
+    Stopped,
+    Failed,
+}
+
+/// How a turn ended. The UI reloads the messages from the store afterwards: the store is
+/// the truth, the stream only a preview.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TurnOutcome {
+    pub status: TurnStatus,
+    pub error: Option<AppError>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ExportFormat {
+    Markdown,
+    Json,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ExportResult {
+    /// The file written.
+    pub path: String,
+    pub bytes: usize,
+}
+
+/// The memory browser's data for one session.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MemoryOverview {
+    pub enabled: bool,
+    /// None when memory is off or the status could not be read.
+    pub status: Option<MemoryStatus>,
+    /// Oldest first.
+    pub observations: Vec<Observation>,
+    /// Oldest first.
+    pub reflections: Vec<Reflection>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MemoryItemKind {
+    Observation,
+    Reflection,
+}
+
+/// "What the model sees": the next request of a session, section by section.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct InspectView {
+    pub system_prompt: String,
+    pub sections: Vec<SectionView>,
+    pub history: Vec<HistoryItemView>,
+    pub history_tokens: usize,
+    /// The history budget of each model call.
+    pub history_budget: usize,
+    /// Tokens of the memory section (0 with memory off) and its budget.
+    pub memory_tokens: usize,
+    pub memory_budget: Option<usize>,
+    pub memory_enabled: bool,
+    /// Retrieval failures while assembling (the request would go out without that section).
+    pub errors: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SectionView {
+    /// `base`, `knowledge`, `runtime` or `memory`.
+    pub name: String,
+    pub tokens: usize,
+    pub budget: Option<usize>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HistoryItemView {
+    pub role: String,
+    /// Text parts, and tool calls/results rendered as one line each.
+    pub text: String,
+}
+
+/// The settings screen's data. `settings` is the full settings document (the same JSON as
+/// settings.json); keys are never part of it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SettingsView {
+    pub settings: serde_json::Value,
+    /// Where each configured provider's key is, in the settings' provider order.
+    pub keys: Vec<ProviderKey>,
+    pub keychain: KeychainInfo,
+    /// The settings file could not be used as is (the app runs on defaults; saving replaces
+    /// the file after backing it up).
+    pub load_error: Option<AppError>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProviderKey {
+    pub provider: String,
+    pub location: KeyLocation,
+    /// Human-readable, e.g. "stored in the OS keychain".
+    pub description: String,
+}
+
+/// Saving settings that do not validate: every problem, tied to its field.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ValidationReport {
+    pub problems: Vec<Problem>,
+    pub warnings: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelEntry {
+    pub id: String,
+    pub display_name: String,
+}

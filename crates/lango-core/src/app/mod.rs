@@ -1,0 +1,227 @@
+//! The application service: everything the desktop window can ask of the engine, as one
+//! long-lived, cloneable handle with typed inputs and outputs (see `dto`).
+//!
+//! Owns the app's lifetime state: the open store, the loaded settings, the engine built from
+//! them (rebuilt when settings are saved), the turns in flight (for stop) and the memory
+//! event channel that outlives engine rebuilds. It is GUI-free so all of it is tested
+//! without a window; the Tauri shell only forwards commands and events.
+//!
+//! It must not hold business rules of its own beyond orchestration: chat rules live in
+//! `agent`, memory rules in `memory`, persistence in `store`, validation in `config`.
+
+mod chat;
+pub mod dto;
+mod error;
+mod memory;
+mod sessions;
+mod settings;
+pub mod stream;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use tokio::sync::{broadcast, RwLock};
+use tokio_util::sync::CancellationToken;
+
+pub use dto::*;
+pub use error::AppError;
+
+use crate::config::{self, Settings};
+use crate::engine::Engine;
+use crate::memory::MemoryEvent;
+use crate::paths::AppPaths;
+use crate::secrets::{probe_keychain, KeychainStatus, SecretStore};
+use crate::store::Store;
+
+/// A handle to the running app. Cheap to clone; all clones share one state.
+#[derive(Clone, Debug)]
+pub struct App {
+    inner: Arc<Inner>,
+}
+
+#[derive(Debug)]
+struct Inner {
+    paths: AppPaths,
+    store: Store,
+    keychain: KeychainStatus,
+    running: RwLock<Running>,
+    /// Session key → the cancel token of its turn in flight.
+    turns: Mutex<HashMap<String, CancellationToken>>,
+    memory_events: broadcast::Sender<MemoryEvent>,
+}
+
+/// What the current settings produced.
+#[derive(Debug)]
+struct Running {
+    settings: Settings,
+    /// Why the settings file could not be used (the app then runs on defaults).
+    load_error: Option<AppError>,
+    engine: Option<Arc<Engine>>,
+    /// Why there is no engine.
+    problem: Option<AppError>,
+}
+
+impl App {
+    /// Opens the store (a corrupt or too-new database is an error: nothing is reset) and
+    /// builds the engine from the settings. A missing provider or a broken settings file is
+    /// not an error here: the app starts and says what is wrong (`status().problem`).
+    pub async fn open(paths: AppPaths) -> Result<Self, AppError> {
+        let store = Store::open_app(&paths).await?;
+        // The keychain probe can block on D-Bus for seconds on broken desktops.
+        let keychain = tokio::task::spawn_blocking(probe_keychain)
+            .await
+            .unwrap_or_else(|e| KeychainStatus::Unavailable {
+                reason: format!("the keychain probe failed: {e}"),
+            });
+        let (memory_events, _) = broadcast::channel(256);
+        let (settings, load_error) = match config::load(&paths) {
+            Ok(loaded) => {
+                for warning in &loaded.warnings {
+                    tracing::warn!("{warning}");
+                }
+                (loaded.settings, None)
+            }
+            Err(e) => {
+                tracing::error!("settings not loaded, running on defaults: {e}");
+                (Settings::default(), Some(AppError::from(e)))
+            }
+        };
+        let app = Self {
+            inner: Arc::new(Inner {
+                paths,
+                store,
+                keychain,
+                running: RwLock::new(Running {
+                    settings: Settings::default(),
+                    load_error: None,
+                    engine: None,
+                    problem: None,
+                }),
+                turns: Mutex::new(HashMap::new()),
+                memory_events,
+            }),
+        };
+        app.install(settings, load_error).await;
+        Ok(app)
+    }
+
+    /// Builds an engine for `settings` and makes both current; the previous engine's memory
+    /// finishes its cycle in the background (turns still running keep their engine).
+    async fn install(&self, settings: Settings, load_error: Option<AppError>) {
+        let built = Engine::with_memory_events(
+            &self.inner.paths,
+            settings.clone(),
+            self.inner.store.clone(),
+            self.inner.memory_events.clone(),
+        );
+        let (engine, problem) = match built {
+            Ok(engine) => (Some(Arc::new(engine)), load_error.clone()),
+            Err(e) => {
+                let e = AppError::from(e);
+                if e.code != "no_provider" {
+                    tracing::warn!("chat unavailable: {e}");
+                }
+                (None, Some(load_error.clone().unwrap_or(e)))
+            }
+        };
+        let previous = {
+            let mut running = self.inner.running.write().await;
+            let previous = running.engine.take();
+            *running = Running {
+                settings,
+                load_error,
+                engine,
+                problem,
+            };
+            previous
+        };
+        if let Some(old) = previous {
+            tokio::spawn(async move { old.stop_memory().await });
+        }
+    }
+
+    /// The engine, or why chat is unavailable.
+    async fn engine(&self) -> Result<Arc<Engine>, AppError> {
+        let running = self.inner.running.read().await;
+        running.engine.clone().ok_or_else(|| {
+            running
+                .problem
+                .clone()
+                .unwrap_or_else(|| AppError::new("no_provider", "no provider is configured yet"))
+        })
+    }
+
+    pub fn store(&self) -> &Store {
+        &self.inner.store
+    }
+
+    pub fn paths(&self) -> &AppPaths {
+        &self.inner.paths
+    }
+
+    /// Memory status and "memory updated" events of every session.
+    pub fn subscribe_memory(&self) -> broadcast::Receiver<MemoryEvent> {
+        self.inner.memory_events.subscribe()
+    }
+
+    fn secret_store(&self, settings: &Settings) -> SecretStore {
+        SecretStore::new(
+            self.inner.keychain.clone(),
+            settings.secrets.allow_file_store,
+            &self.inner.paths.config_dir,
+        )
+    }
+
+    fn keychain_info(&self, settings: &Settings) -> KeychainInfo {
+        KeychainInfo {
+            available: self.inner.keychain.is_available(),
+            reason: match &self.inner.keychain {
+                KeychainStatus::Available => None,
+                KeychainStatus::Unavailable { reason } => Some(reason.clone()),
+            },
+            file_fallback_allowed: settings.secrets.allow_file_store,
+        }
+    }
+
+    /// Whether chat works, with what, and where things are.
+    pub async fn status(&self) -> AppStatus {
+        let running = self.inner.running.read().await;
+        let paths = &self.inner.paths;
+        let (provider, model) = match &running.engine {
+            Some(e) => (e.provider_id.clone(), e.model.clone()),
+            None => {
+                let (p, m) = running.settings.effective_agent();
+                (p.to_owned(), m.to_owned())
+            }
+        };
+        AppStatus {
+            version: env!("CARGO_PKG_VERSION").to_owned(),
+            data_dir: paths.data_dir.display().to_string(),
+            config_file: paths.settings_file().display().to_string(),
+            log_dir: paths.log_dir.display().to_string(),
+            ready: running.engine.is_some(),
+            provider,
+            model,
+            memory_enabled: running.engine.as_ref().is_some_and(|e| e.memory.is_some()),
+            problem: running.problem.clone(),
+            keychain: self.keychain_info(&running.settings),
+        }
+    }
+
+    /// Stops accepting turns, cancels those in flight, finishes the memory cycle in progress
+    /// and closes the store. The last call before the process exits.
+    pub async fn shutdown(&self) {
+        let tokens: Vec<CancellationToken> = match self.inner.turns.lock() {
+            Ok(turns) => turns.values().cloned().collect(),
+            Err(poisoned) => poisoned.into_inner().values().cloned().collect(),
+        };
+        for token in tokens {
+            token.cancel();
+        }
+        let engine = self.inner.running.write().await.engine.take();
+        if let Some(engine) = engine {
+            engine.stop_memory().await;
+        }
+        self.inner.store.close().await;
+    }
+}

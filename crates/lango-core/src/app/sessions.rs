@@ -1,0 +1,194 @@
+//! The sessions sidebar and the message list: list, create, rename, pin, delete, search,
+//! page through messages, export. Thin calls into `store` and `export`.
+
+use std::path::PathBuf;
+
+use super::dto::{ExportFormat, ExportResult, SessionSummary};
+use super::{App, AppError};
+use crate::store::{SearchHit, StoredMessage};
+
+/// Most messages one page may ask for (the list is virtualised and pages as it scrolls).
+const MAX_PAGE: u32 = 500;
+
+impl App {
+    /// Pinned first, then the most recently active.
+    pub async fn list_sessions(&self, limit: u32) -> Result<Vec<SessionSummary>, AppError> {
+        let mut sessions: Vec<SessionSummary> = self
+            .inner
+            .store
+            .list_sessions(limit, 0)
+            .await?
+            .into_iter()
+            .map(SessionSummary::from)
+            .collect();
+        // Stable: keeps the store's recency order within each group.
+        sessions.sort_by_key(|s| !s.pinned);
+        Ok(sessions)
+    }
+
+    /// A new, empty, untitled conversation (titled by its first message).
+    pub async fn create_session(&self) -> Result<SessionSummary, AppError> {
+        let key = new_session_key();
+        Ok(self.inner.store.create_session(&key, "").await?.into())
+    }
+
+    pub async fn rename_session(&self, key: &str, title: &str) -> Result<(), AppError> {
+        let title = title.trim();
+        if title.is_empty() {
+            return Err(AppError::new("empty_title", "a conversation needs a name"));
+        }
+        Ok(self.inner.store.rename_session(key, title).await?)
+    }
+
+    pub async fn pin_session(&self, key: &str, pinned: bool) -> Result<(), AppError> {
+        Ok(self.inner.store.pin_session(key, pinned).await?)
+    }
+
+    /// Deletes a conversation with its messages, archive, memory, vectors and graph. A turn
+    /// in flight is stopped first.
+    pub async fn delete_session(&self, key: &str) -> Result<(), AppError> {
+        self.stop(key);
+        if self.inner.store.delete_session(key).await? {
+            Ok(())
+        } else {
+            Err(AppError::new(
+                "not_found",
+                format!("conversation {key:?} not found"),
+            ))
+        }
+    }
+
+    /// Full-text search across every conversation (or one), best matches first.
+    pub async fn search(
+        &self,
+        query: &str,
+        session_key: Option<&str>,
+        limit: u32,
+    ) -> Result<Vec<SearchHit>, AppError> {
+        Ok(self
+            .inner
+            .store
+            .search(query, session_key, limit.clamp(1, 200))
+            .await?)
+    }
+
+    /// Up to `limit` messages before `before_seq` (None = the newest), oldest first,
+    /// archived ones included: what the message list shows.
+    pub async fn page_messages(
+        &self,
+        key: &str,
+        before_seq: Option<i64>,
+        limit: u32,
+    ) -> Result<Vec<StoredMessage>, AppError> {
+        match self
+            .inner
+            .store
+            .page_messages(key, before_seq, limit.clamp(1, MAX_PAGE))
+            .await
+        {
+            // A conversation not started yet has no messages.
+            Err(crate::store::StoreError::NotFound { .. }) => Ok(Vec::new()),
+            other => Ok(other?),
+        }
+    }
+
+    /// Writes the conversation to a file in the user's Downloads folder (else the data
+    /// folder's `exports/`) and returns where. API keys are never in the store, so never in
+    /// an export.
+    pub async fn export_session(
+        &self,
+        key: &str,
+        format: ExportFormat,
+    ) -> Result<ExportResult, AppError> {
+        let session = self.inner.store.get_session(key).await?;
+        let (text, ext) = match format {
+            ExportFormat::Markdown => (
+                crate::export::to_markdown(&self.inner.store, key).await?,
+                "md",
+            ),
+            ExportFormat::Json => {
+                let doc = crate::export::to_json(&self.inner.store, key).await?;
+                let text = serde_json::to_string_pretty(&doc)
+                    .map_err(|e| AppError::new("export", e.to_string()))?;
+                (text, "json")
+            }
+        };
+        let dir = self.export_dir();
+        std::fs::create_dir_all(&dir).map_err(|e| {
+            AppError::new("export", format!("cannot create {}: {e}", dir.display()))
+        })?;
+        let stem = file_stem(&session.title, key);
+        let mut path = dir.join(format!("{stem}.{ext}"));
+        let mut n = 2;
+        while path.exists() {
+            path = dir.join(format!("{stem} ({n}).{ext}"));
+            n += 1;
+        }
+        std::fs::write(&path, text.as_bytes()).map_err(|e| {
+            AppError::new("export", format!("cannot write {}: {e}", path.display()))
+        })?;
+        Ok(ExportResult {
+            path: path.display().to_string(),
+            bytes: text.len(),
+        })
+    }
+
+    fn export_dir(&self) -> PathBuf {
+        if let Some(dir) = std::env::var_os("LANGO_EXPORT_DIR").filter(|d| !d.is_empty()) {
+            return PathBuf::from(dir);
+        }
+        directories::UserDirs::new()
+            .and_then(|u| u.download_dir().map(PathBuf::from))
+            .filter(|d| d.is_dir())
+            .unwrap_or_else(|| self.inner.paths.data_dir.join("exports"))
+    }
+}
+
+/// `chat-<local time>-<4 hex>`: sortable, readable, and two chats started in the same
+/// second still differ.
+pub(crate) fn new_session_key() -> String {
+    let stamp = chrono::Local::now().format("%Y%m%d-%H%M%S");
+    format!("chat-{stamp}-{:04x}", fastrand::u16(..))
+}
+
+/// A file name from the title: characters no file system accepts are replaced.
+fn file_stem(title: &str, key: &str) -> String {
+    let base = if title.trim().is_empty() { key } else { title };
+    let cleaned: String = base
+        .chars()
+        .map(|c| match c {
+            '/' | '\\' | ':' | '*' | '?' | '"' | '<' | '>' | '|' => '-',
+            c if c.is_control() => ' ',
+            c => c,
+        })
+        .take(80)
+        .collect();
+    let cleaned = cleaned.trim().trim_matches('.').trim();
+    if cleaned.is_empty() {
+        "conversation".to_owned()
+    } else {
+        format!("Lango - {cleaned}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn export_file_names_never_contain_path_separators() {
+        assert_eq!(file_stem("a/b\\c: d?", "k"), "Lango - a-b-c- d-");
+        assert_eq!(file_stem("", "chat-1"), "Lango - chat-1");
+        assert_eq!(file_stem("..", "k"), "conversation");
+    }
+
+    #[test]
+    fn new_session_keys_differ() {
+        let keys: std::collections::HashSet<String> = (0..50).map(|_| new_session_key()).collect();
+        assert!(
+            keys.len() > 40,
+            "keys should rarely collide: {}",
+            keys.len()
+        );
+    }
+}

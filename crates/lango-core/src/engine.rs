@@ -1,0 +1,385 @@
+//! Start-up wiring: from the settings file to a ready agent runner. The one place that
+//! decides how the configured pieces fit together, shared by the desktop shell and the CLI.
+//!
+//! Owns only assembly (spec 000 "Agent Initialization"): settings → provider (with its key)
+//! → model adapter → root agent with the built-in tools → session service with the history
+//! budget (`model_token_budget`, or `min(maxMessageTokenBudget, that)` with memory on,
+//! REFERENCE §2.5 [FIX]). It must not contain behaviour of its own.
+
+use std::sync::Arc;
+
+use crate::agent::model_adapter::ModelAdapter;
+use crate::agent::runner::{Agent, Runner};
+use crate::agent::session::{history_token_budget, SessionServiceAdapter};
+use crate::agent::tools::builtin_tools;
+use crate::agent::DEFAULT_AGENT_NAME;
+use crate::config::ProviderType;
+use crate::config::{self, ConfigError, Settings};
+use crate::memory::buffer::MemoryBuffer;
+use crate::memory::context::{
+    ContextAwareModelAdapter, QueryEmbedder, DEFAULT_QUERY_EMBEDDING_TIMEOUT,
+};
+use crate::memory::cycle::MemoryCycle;
+use crate::memory::embedding::EmbeddingBuffer;
+use crate::memory::graph::GraphBuffer;
+use crate::memory::observer::Observer;
+use crate::memory::reflector::Reflector;
+use crate::memory::{MemoryConfig, MemoryEvent};
+use crate::paths::AppPaths;
+use crate::provider::http::HttpSettings;
+use crate::provider::{registry, Provider, ProviderError};
+use crate::secrets::{env_var_name, probe_keychain, KeychainStatus, SecretStore};
+use crate::store::{Store, StoreError};
+
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError {
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    Provider(#[from] ProviderError),
+    /// First run: nothing to talk to yet. Not a failure of the user's data.
+    #[error("no provider is configured yet: add one under \"providers\" in {settings} (or in the desktop app's Settings) and select it as agent.provider")]
+    NoProvider { settings: String },
+}
+
+/// Everything a conversation needs, built once at start-up.
+#[derive(Debug)]
+pub struct Engine {
+    pub settings: Settings,
+    pub store: Store,
+    pub sessions: Arc<SessionServiceAdapter>,
+    pub runner: Runner,
+    pub provider_id: String,
+    /// The model in use ("" = the provider's default).
+    pub model: String,
+    /// Tokens of history each model call may carry.
+    pub history_budget: usize,
+    /// The observational memory, when `observationalMemory.enabled` is on.
+    pub memory: Option<Memory>,
+}
+
+/// The running memory: the cycle (observer → reflector), the background buffer that runs it
+/// after turns, and the channel its status and "memory updated" events go out on.
+#[derive(Debug)]
+pub struct Memory {
+    pub cycle: Arc<MemoryCycle>,
+    pub buffer: MemoryBuffer,
+    pub events: tokio::sync::broadcast::Sender<MemoryEvent>,
+    pub config: MemoryConfig,
+    /// Embeds new messages, observations and reflections when
+    /// `observationalMemory.embeddingModel` is set and the memory's provider can embed (the
+    /// cycle feeds it; also reachable as `cycle.embeddings()`).
+    pub embeddings: Option<Arc<EmbeddingBuffer>>,
+    /// Embeds each retrieval query (hybrid retrieval), with the same model.
+    pub query_embedder: Option<QueryEmbedder>,
+}
+
+impl Engine {
+    /// Loads the settings, opens the store and builds the agent.
+    pub async fn start(paths: &AppPaths) -> Result<Self, EngineError> {
+        let settings = config::load(paths)?.settings;
+        let store = Store::open_app(paths).await?;
+        Self::from_parts(paths, settings, store)
+    }
+
+    /// Builds the agent from loaded settings and an open store.
+    pub fn from_parts(
+        paths: &AppPaths,
+        settings: Settings,
+        store: Store,
+    ) -> Result<Self, EngineError> {
+        let (events, _) = tokio::sync::broadcast::channel(256);
+        Self::with_memory_events(paths, settings, store, events)
+    }
+
+    /// As [`Engine::from_parts`], with the memory's status and "memory updated" events sent on
+    /// `events`: a long-lived app keeps one channel across engines rebuilt after a settings
+    /// change, so its listeners never need to re-subscribe.
+    pub fn with_memory_events(
+        paths: &AppPaths,
+        settings: Settings,
+        store: Store,
+        events: tokio::sync::broadcast::Sender<MemoryEvent>,
+    ) -> Result<Self, EngineError> {
+        let Some(provider_id) = settings.agent_provider_id().map(str::to_owned) else {
+            return Err(EngineError::NoProvider {
+                settings: paths.settings_file().display().to_string(),
+            });
+        };
+        let secrets = secret_store(paths, &settings, &provider_id);
+        let provider = registry::from_settings(
+            &settings,
+            &provider_id,
+            &secrets,
+            HttpSettings::from_agent(&settings.agent),
+        )?;
+        let (_, model) = settings.effective_agent();
+        let model = model.to_owned();
+        if let Some(p) = settings.provider(&provider_id) {
+            registry::check_model(p.kind, &model)?;
+        }
+        let base_llm: Arc<dyn crate::agent::Llm> =
+            Arc::new(ModelAdapter::new(provider, model.clone()));
+
+        let om = &settings.observational_memory;
+        // Memory off: the model is used as is, so requests are byte-for-byte what they were.
+        let (llm, memory): (Arc<dyn crate::agent::Llm>, Option<Memory>) = if om.enabled {
+            let config = MemoryConfig::from(om);
+            let counter = store.counter().clone();
+            let embedder = embedder(paths, &settings, &provider_id, &secrets)?;
+            let query_embedder = embedder
+                .clone()
+                .map(|e| QueryEmbedder::new(e, DEFAULT_QUERY_EMBEDDING_TIMEOUT));
+            let embeddings = embedder.map(|e| {
+                Arc::new(EmbeddingBuffer::start(
+                    e,
+                    om.embedding_model.clone(),
+                    store.clone(),
+                ))
+            });
+            let mut context = ContextAwareModelAdapter::new(
+                base_llm.clone(),
+                store.clone(),
+                counter.clone(),
+                config.clone(),
+            )
+            .with_knowledge(true);
+            if let Some(q) = &query_embedder {
+                context = context.with_embedder(q.clone());
+            }
+            let observer_llm =
+                observer_llm(paths, &settings, &provider_id, &model, base_llm.clone())?;
+            let mut cycle = MemoryCycle::new(
+                Observer::new(observer_llm.clone(), counter.clone(), config.clone()),
+                Reflector::new(observer_llm, counter, config.clone()),
+                store.clone(),
+            )
+            // spec 002 "Wire compactor during app initialization".
+            .with_compactor(true)
+            .with_events(events.clone())
+            .with_graph(GraphBuffer::start(store.clone()));
+            if let Some(e) = &embeddings {
+                cycle = cycle.with_embeddings(Arc::clone(e));
+            }
+            let cycle = Arc::new(cycle);
+            let runner_cycle = Arc::clone(&cycle);
+            let buffer = MemoryBuffer::start(
+                move |key: String| {
+                    let cycle = Arc::clone(&runner_cycle);
+                    async move {
+                        cycle.run(&key).await;
+                    }
+                },
+                0,
+            );
+            (
+                Arc::new(context),
+                Some(Memory {
+                    cycle,
+                    buffer,
+                    events,
+                    config,
+                    embeddings,
+                    query_embedder,
+                }),
+            )
+        } else {
+            (base_llm, None)
+        };
+        let om_budget = om
+            .enabled
+            .then(|| usize::try_from(om.max_message_token_budget).unwrap_or(usize::MAX));
+        let history_budget = history_token_budget(&model, om_budget);
+        let sessions = Arc::new(
+            SessionServiceAdapter::new(store.clone(), DEFAULT_AGENT_NAME)
+                .with_token_budget(i64::try_from(history_budget).unwrap_or(i64::MAX)),
+        );
+        let tools = builtin_tools(Some(store.clone()));
+        // Sub-agents share the agent's model and tools, with their own instruction.
+        let sub_agents: Vec<Agent> = settings
+            .agent
+            .sub_agents
+            .iter()
+            .map(|s| {
+                Agent::from_settings(s.name.clone(), &settings.agent, llm.clone(), tools.clone())
+                    .with_instruction(s.instruction.clone())
+            })
+            .collect();
+        let root = Agent::from_settings(DEFAULT_AGENT_NAME, &settings.agent, llm, tools)
+            .with_sub_agents(sub_agents);
+        let runner =
+            Runner::with_store_sessions(root, Arc::clone(&sessions)).with_settings(&settings.agent);
+        Ok(Self {
+            settings,
+            store,
+            sessions,
+            runner,
+            provider_id,
+            model,
+            history_budget,
+            memory,
+        })
+    }
+}
+
+impl Engine {
+    /// Call after every turn, success or failure (REFERENCE §3.5): queues the session for the
+    /// memory without waiting.
+    pub fn after_turn(&self, session_key: &str) {
+        if let Some(memory) = &self.memory {
+            memory.buffer.trigger(session_key);
+        }
+    }
+
+    /// Exactly what the next model call of a session would send: the system prompt with its
+    /// sections and token counts, and the history (the "what the model sees" inspector).
+    pub async fn inspect(
+        &self,
+        session_key: &str,
+    ) -> Result<crate::memory::context::AssembledRequest, EngineError> {
+        use crate::memory::context::{assemble, AssemblyOptions};
+        let request = self
+            .runner
+            .next_request(session_key)
+            .await
+            .map_err(|e| match e {
+                crate::agent::AgentError::Store(s) => EngineError::Store(s),
+                other => EngineError::Store(StoreError::Database(other.to_string())),
+            })?;
+        let (config, options, key) = match &self.memory {
+            Some(m) => (
+                m.config.clone(),
+                AssemblyOptions {
+                    knowledge: true,
+                    memory_token_budget: m.config.memory_token_budget,
+                    embedder: m.query_embedder.clone(),
+                    ..AssemblyOptions::default()
+                },
+                Some(session_key),
+            ),
+            // Memory off: no memory or knowledge section, the request as it is.
+            None => (MemoryConfig::default(), AssemblyOptions::default(), None),
+        };
+        Ok(assemble(
+            &self.store,
+            key,
+            &request,
+            self.store.counter().as_ref(),
+            &config,
+            &options,
+        )
+        .await)
+    }
+
+    /// Stops the memory: refuses new work, finishes the cycle in progress and what is queued,
+    /// then writes the triples and embeds the texts still queued. The store stays open (an
+    /// app replacing this engine keeps using it).
+    pub async fn stop_memory(&self) {
+        if let Some(memory) = &self.memory {
+            memory.buffer.shutdown().await;
+            memory.cycle.shutdown().await;
+        }
+    }
+
+    /// [`Engine::stop_memory`], then closes the store: the last call before exiting.
+    pub async fn shutdown(&self) {
+        self.stop_memory().await;
+        self.store.close().await;
+    }
+}
+
+/// The model the observer and reflector use: `observationalMemory.provider/model`, else the
+/// agent's own (spec 002 "Observer uses configurable LLM").
+fn observer_llm(
+    paths: &AppPaths,
+    settings: &Settings,
+    agent_provider: &str,
+    agent_model: &str,
+    agent_llm: Arc<dyn crate::agent::Llm>,
+) -> Result<Arc<dyn crate::agent::Llm>, EngineError> {
+    let (provider_id, model) = settings.effective_observer();
+    if provider_id == agent_provider && model == agent_model {
+        return Ok(agent_llm);
+    }
+    let secrets = secret_store(paths, settings, provider_id);
+    let provider = registry::from_settings(
+        settings,
+        provider_id,
+        &secrets,
+        HttpSettings::from_agent(&settings.agent),
+    )?;
+    Ok(Arc::new(ModelAdapter::new(provider, model.to_owned())))
+}
+
+/// The embedding client for hybrid knowledge retrieval: the memory's provider
+/// (`observationalMemory.provider`, else the agent's) with `observationalMemory.embeddingModel`.
+/// None when no embedding model is set, or when that provider has no embeddings API
+/// (Anthropic; config validation reports it).
+fn embedder(
+    paths: &AppPaths,
+    settings: &Settings,
+    agent_provider: &str,
+    agent_secrets: &SecretStore,
+) -> Result<Option<Arc<dyn Provider>>, EngineError> {
+    let model = settings.observational_memory.embedding_model.as_str();
+    if model.is_empty() {
+        return Ok(None);
+    }
+    let (provider_id, _) = settings.effective_observer();
+    let Some(provider) = settings.provider(provider_id) else {
+        return Ok(None);
+    };
+    if provider.kind == ProviderType::Anthropic {
+        tracing::warn!(provider = provider_id, model,
+            "observationalMemory.embeddingModel is set but the provider has no embeddings API; retrieval stays full-text only");
+        return Ok(None);
+    }
+    let own_secrets;
+    let secrets = if provider_id == agent_provider {
+        agent_secrets
+    } else {
+        own_secrets = secret_store(paths, settings, provider_id);
+        &own_secrets
+    };
+    let key = match secrets.get(provider_id) {
+        Ok(found) => found.map(|(key, _)| key),
+        Err(e) => {
+            tracing::warn!(provider = provider_id, error = %e, "no key for the embedding provider");
+            None
+        }
+    };
+    let mut with_model = provider.clone();
+    with_model.default_model = Some(model.to_owned());
+    let client = registry::build(
+        provider_id,
+        &with_model,
+        key,
+        HttpSettings::from_agent(&settings.agent),
+    )?;
+    tracing::info!(
+        provider = provider_id,
+        model,
+        "embeddings on: knowledge retrieval is hybrid (BM25 + cosine)"
+    );
+    Ok(Some(client))
+}
+
+/// The key store for this run. When the provider's key comes from its environment variable,
+/// the OS keychain is not probed at all (the probe can stall ~3 s on broken D-Bus setups).
+fn secret_store(paths: &AppPaths, settings: &Settings, provider_id: &str) -> SecretStore {
+    let from_env = std::env::var(env_var_name(provider_id)).is_ok_and(|v| !v.trim().is_empty());
+    let keychain = if from_env {
+        KeychainStatus::Unavailable {
+            reason: "not needed: the key comes from the environment".into(),
+        }
+    } else {
+        probe_keychain()
+    };
+    SecretStore::new(
+        keychain,
+        settings.secrets.allow_file_store,
+        &paths.config_dir,
+    )
+}

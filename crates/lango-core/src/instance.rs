@@ -1,0 +1,155 @@
+//! One running desktop app per data folder. The first instance holds an exclusive lock on
+//! `<data_dir>/lango.lock` and listens on a loopback port written into that file; a second
+//! start finds the lock taken, asks the first (through that port) to bring its window
+//! forward, and exits. Two windows writing one conversation would interleave turns.
+//!
+//! Owns only the lock and the "show yourself" ping; it must not know about windows (the
+//! shell decides what a ping does). GUI-free, so it is tested without a display.
+
+use std::fs::{File, OpenOptions};
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
+use std::path::Path;
+use std::time::Duration;
+
+const LOCK_FILE: &str = "lango.lock";
+const PING: &[u8] = b"show\n";
+
+#[derive(Debug, thiserror::Error)]
+pub enum InstanceError {
+    #[error("cannot use the instance lock {path}: {source}")]
+    Io {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// The outcome of [`acquire`].
+#[derive(Debug)]
+pub enum Instance {
+    /// This process is the app. Keep the value alive for the app's lifetime; call
+    /// [`Primary::on_ping`] to react when another start asks for the window.
+    Primary(Primary),
+    /// Another instance runs and was asked to show its window: exit quietly.
+    Secondary,
+}
+
+#[derive(Debug)]
+pub struct Primary {
+    // Held for the lock's sake; released when the process exits, however it exits.
+    _lock: File,
+    listener: TcpListener,
+}
+
+impl Primary {
+    /// Runs `on_ping` (on a background thread) each time another start asks for the window.
+    pub fn on_ping(self, on_ping: impl Fn() + Send + 'static) {
+        let Primary { _lock, listener } = self;
+        std::thread::spawn(move || {
+            let _lock = _lock;
+            for stream in listener.incoming() {
+                let Ok(mut stream) = stream else { continue };
+                let _ = stream.set_read_timeout(Some(Duration::from_secs(2)));
+                let mut buf = [0u8; 8];
+                if let Ok(n) = stream.read(&mut buf) {
+                    if buf[..n].starts_with(&PING[..4]) {
+                        on_ping();
+                    }
+                }
+            }
+        });
+    }
+}
+
+/// Becomes the instance for `data_dir`, or pings the one that already is.
+pub fn acquire(data_dir: &Path) -> Result<Instance, InstanceError> {
+    let path = data_dir.join(LOCK_FILE);
+    let io = |source| InstanceError::Io {
+        path: path.display().to_string(),
+        source,
+    };
+    std::fs::create_dir_all(data_dir).map_err(io)?;
+    let mut file = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(&path)
+        .map_err(io)?;
+    match file.try_lock() {
+        Ok(()) => {
+            let listener =
+                TcpListener::bind(SocketAddr::from((Ipv4Addr::LOCALHOST, 0))).map_err(io)?;
+            let port = listener.local_addr().map_err(io)?.port();
+            file.set_len(0).map_err(io)?;
+            file.seek(SeekFrom::Start(0)).map_err(io)?;
+            file.write_all(format!("{port}\n").as_bytes()).map_err(io)?;
+            file.flush().map_err(io)?;
+            Ok(Instance::Primary(Primary {
+                _lock: file,
+                listener,
+            }))
+        }
+        Err(std::fs::TryLockError::WouldBlock) => {
+            ping(&path);
+            Ok(Instance::Secondary)
+        }
+        Err(std::fs::TryLockError::Error(e)) => Err(io(e)),
+    }
+}
+
+/// Best effort: a first instance that is starting up may not have written its port yet.
+fn ping(lock_path: &Path) {
+    for _ in 0..20 {
+        let port = std::fs::read_to_string(lock_path)
+            .ok()
+            .and_then(|s| s.trim().parse::<u16>().ok());
+        if let Some(port) = port {
+            let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
+            if let Ok(mut stream) = TcpStream::connect_timeout(&addr, Duration::from_secs(1)) {
+                let _ = stream.write_all(PING);
+                return;
+            }
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    tracing::warn!("another Lango instance holds the lock but did not answer");
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+
+    use super::*;
+
+    #[test]
+    fn a_second_start_pings_the_first_and_does_not_become_primary() {
+        let dir = tempfile::tempdir().unwrap();
+        let Instance::Primary(primary) = acquire(dir.path()).unwrap() else {
+            panic!("the first start must be the primary instance");
+        };
+        let pings = Arc::new(AtomicUsize::new(0));
+        let seen = Arc::clone(&pings);
+        primary.on_ping(move || {
+            seen.fetch_add(1, Ordering::SeqCst);
+        });
+        assert!(matches!(acquire(dir.path()).unwrap(), Instance::Secondary));
+        for _ in 0..100 {
+            if pings.load(Ordering::SeqCst) == 1 {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        panic!("the primary was never asked to show its window");
+    }
+
+    #[test]
+    fn different_data_folders_are_independent() {
+        let a = tempfile::tempdir().unwrap();
+        let b = tempfile::tempdir().unwrap();
+        assert!(matches!(acquire(a.path()).unwrap(), Instance::Primary(_)));
+        assert!(matches!(acquire(b.path()).unwrap(), Instance::Primary(_)));
+    }
+}

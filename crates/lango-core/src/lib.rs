@@ -1,0 +1,19 @@
+//! Lango's engine. Owns everything a chat needs that is not a window: the SQLite store,
+//! token counting, configuration, secrets (and, in later issues, providers, the agent
+//! runtime and observational memory).
+//!
+//! It must not depend on tauri, GTK or any GUI crate: the desktop shell and the CLI are thin
+//! callers of this crate, and its tests build without a display.
+
+pub mod agent;
+pub mod app;
+pub mod config;
+pub mod engine;
+pub mod export;
+pub mod instance;
+pub mod memory;
+pub mod paths;
+pub mod provider;
+pub mod secrets;
+pub mod store;
+pub mod tokens;

@@ -1,0 +1,472 @@
+//! One memory cycle for one session (REFERENCE §3.5 "per trigger"): observe, then reflect,
+//! then meta-reflect, each only when its threshold is reached. Up to three sequential model
+//! calls. Failures are logged and never reach the user's turn; the background buffer calls
+//! [`MemoryCycle::run`] once per trigger.
+
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use tokio::sync::broadcast;
+
+use super::embedding::{EmbedItem, EmbeddingBuffer};
+use super::graph::{meta_reflection_triples, observation_triples, reflection_triples, GraphBuffer};
+use super::observer::Observer;
+use super::reflector::{Condensed, Reflector};
+use super::{MemoryError, MemoryEvent, MemoryPhase, MemoryStatus};
+use crate::store::{Observation, Store};
+
+/// What one [`MemoryCycle::run`] did. Failures were logged; they are reported here for tests
+/// and diagnostics only.
+#[derive(Debug, Default)]
+pub struct CycleReport {
+    pub observation: Option<Observation>,
+    pub reflection: Option<Condensed>,
+    pub meta_reflection: Option<Condensed>,
+    /// The observer failed (model error, empty reply, store error): the cycle ended there.
+    pub observe_error: Option<String>,
+    pub reflect_error: Option<String>,
+    pub meta_reflect_error: Option<String>,
+}
+
+/// Messages queued for embedding per cycle at most (the queue holds 256).
+const MESSAGES_PER_CYCLE: u32 = 128;
+/// Longest text sent for embedding, in characters (embedding models take a few thousand
+/// tokens; the start of a long message is what it is about).
+const MAX_EMBED_CHARS: usize = 4000;
+
+/// What one session handed to the embedding buffer.
+#[derive(Debug, Default)]
+struct EmbedProgress {
+    /// Messages up to this id were queued.
+    through_message: i64,
+    /// `collection:id` → hash of the text queued (an edited text is queued again).
+    queued: HashMap<String, u64>,
+}
+
+fn text_hash(text: &str) -> u64 {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    text.hash(&mut h);
+    h.finish()
+}
+
+fn embed_item(key: &str, collection: &str, id: &str, text: &str) -> EmbedItem {
+    let text = match text.char_indices().nth(MAX_EMBED_CHARS) {
+        Some((cut, _)) => &text[..cut],
+        None => text,
+    };
+    EmbedItem {
+        session_key: key.to_owned(),
+        collection: collection.to_owned(),
+        item_id: id.to_owned(),
+        text: text.to_owned(),
+    }
+}
+
+/// The observer and reflector of one store, with the compaction switch (spec 002
+/// `SetCompactor`) and an optional event channel for the UI.
+#[derive(Debug)]
+pub struct MemoryCycle {
+    observer: Observer,
+    reflector: Reflector,
+    store: Store,
+    /// The "compactor": when on, the rows an observation covers move to the archive behind a
+    /// summary in the observation's transaction. Off → every row stays in the history.
+    compact: bool,
+    events: Option<broadcast::Sender<MemoryEvent>>,
+    /// Records the REFERENCE §3.9 triples of what this cycle saves (for the memory graph).
+    graph: Option<GraphBuffer>,
+    /// Embeds new messages, observations and reflections (hybrid knowledge retrieval).
+    embeddings: Option<Arc<EmbeddingBuffer>>,
+    /// Per session: what was handed to the embedding buffer and may not be saved yet.
+    embedded: Mutex<HashMap<String, EmbedProgress>>,
+    empty_replies: AtomicU64,
+    /// Sessions with a cycle in progress and its phase.
+    phases: Mutex<HashMap<String, MemoryPhase>>,
+}
+
+impl MemoryCycle {
+    /// Compaction off, no events.
+    pub fn new(observer: Observer, reflector: Reflector, store: Store) -> Self {
+        Self {
+            observer,
+            reflector,
+            store,
+            compact: false,
+            events: None,
+            graph: None,
+            embeddings: None,
+            embedded: Mutex::new(HashMap::new()),
+            empty_replies: AtomicU64::new(0),
+            phases: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Builder form of [`MemoryCycle::set_compactor`].
+    pub fn with_compactor(mut self, compact: bool) -> Self {
+        self.compact = compact;
+        self
+    }
+
+    /// Spec 002 `SetCompactor`: on → observed rows are compacted (REFERENCE §3.6); off → rows
+    /// stay and only the cursor moves.
+    pub fn set_compactor(&mut self, compact: bool) {
+        self.compact = compact;
+    }
+
+    pub fn compactor(&self) -> bool {
+        self.compact
+    }
+
+    /// Records the triples of every saved observation and reflection in `graph`.
+    pub fn with_graph(mut self, graph: GraphBuffer) -> Self {
+        self.graph = Some(graph);
+        self
+    }
+
+    /// Embeds what the session gains: at the start of every cycle its messages (and any
+    /// observation or reflection) without a vector, and each observation and reflection as
+    /// it is saved. The vectors feed hybrid knowledge retrieval.
+    pub fn with_embeddings(mut self, embeddings: Arc<EmbeddingBuffer>) -> Self {
+        self.embeddings = Some(embeddings);
+        self
+    }
+
+    pub fn embeddings(&self) -> Option<&Arc<EmbeddingBuffer>> {
+        self.embeddings.as_ref()
+    }
+
+    /// Stops the graph and embedding buffers (flushing what they hold), if there are any.
+    pub async fn shutdown(&self) {
+        if let Some(graph) = &self.graph {
+            graph.shutdown().await;
+        }
+        if let Some(embeddings) = &self.embeddings {
+            embeddings.shutdown().await;
+        }
+    }
+
+    /// Queues the session's texts without a vector (by the buffer's model) for embedding:
+    /// messages with an id above the last one queued (at most [`MESSAGES_PER_CYCLE`]; the rest
+    /// next cycle), then observations and reflections (new, edited since their vector was
+    /// made, or embedded by another model) not already queued with the same text. Stops at
+    /// the first drop (full queue): what was not queued is found again next cycle. A batch
+    /// whose embedding failed is tried again after a restart. Never fails the cycle.
+    async fn embed_pending(&self, key: &str) {
+        let Some(buffer) = &self.embeddings else {
+            return;
+        };
+        let after = self
+            .embedded
+            .lock()
+            .map(|p| p.get(key).map_or(0, |p| p.through_message))
+            .unwrap_or(0);
+        let (messages, items) = tokio::join!(
+            self.store
+                .messages_to_embed(key, buffer.model(), after, MESSAGES_PER_CYCLE),
+            self.store.memory_items_to_embed(key, buffer.model()),
+        );
+        let messages = messages.unwrap_or_else(|e| {
+            tracing::debug!(session = key, error = %e, "memory: could not list messages to embed");
+            Vec::new()
+        });
+        let mut through = after;
+        for (id, text) in messages {
+            if !buffer.enqueue(embed_item(key, "message", &id.to_string(), &text)) {
+                break;
+            }
+            through = id;
+        }
+        let Ok(mut progress) = self.embedded.lock() else {
+            return;
+        };
+        let progress = progress.entry(key.to_owned()).or_default();
+        progress.through_message = progress.through_message.max(through);
+        let Ok(items) = items else {
+            return;
+        };
+        // Forget what has a vector now; keep what is still queued.
+        let pending: std::collections::HashSet<String> = items
+            .iter()
+            .map(|(collection, id, _)| format!("{collection}:{id}"))
+            .collect();
+        progress.queued.retain(|k, _| pending.contains(k));
+        for (collection, id, text) in items {
+            let name = format!("{collection}:{id}");
+            let hash = text_hash(&text);
+            if progress.queued.get(&name) == Some(&hash) {
+                continue;
+            }
+            if !buffer.enqueue(embed_item(key, &collection, &id, &text)) {
+                break;
+            }
+            progress.queued.insert(name, hash);
+        }
+    }
+
+    /// Queues one just-saved observation or reflection for embedding.
+    fn embed_saved(&self, key: &str, collection: &str, id: &str, text: &str) {
+        let Some(buffer) = &self.embeddings else {
+            return;
+        };
+        if buffer.enqueue(embed_item(key, collection, id, text)) {
+            if let Ok(mut progress) = self.embedded.lock() {
+                progress
+                    .entry(key.to_owned())
+                    .or_default()
+                    .queued
+                    .insert(format!("{collection}:{id}"), text_hash(text));
+            }
+        }
+    }
+
+    /// Queues the triples of a new observation: in its session, following the one before it.
+    async fn graph_observation(&self, key: &str, observation: &Observation) {
+        let Some(graph) = &self.graph else { return };
+        // [FIX] the previous observation comes from the store, not from memory.
+        let previous = match self.store.list_observations(key).await {
+            Ok(all) => {
+                let at = all.iter().position(|o| o.id == observation.id);
+                at.and_then(|i| i.checked_sub(1))
+                    .and_then(|i| all.get(i))
+                    .map(|o| o.id.clone())
+            }
+            Err(_) => None,
+        };
+        graph.enqueue(
+            key,
+            observation_triples(&observation.id, key, previous.as_deref()),
+        );
+    }
+
+    fn graph_reflection(&self, key: &str, done: &Condensed, meta: bool) {
+        let Some(graph) = &self.graph else { return };
+        let triples = if meta {
+            meta_reflection_triples(&done.reflection.id, key, &done.condensed_ids)
+        } else {
+            reflection_triples(&done.reflection.id, key, &done.condensed_ids)
+        };
+        graph.enqueue(key, triples);
+    }
+
+    /// Where `Status`, `ObservationAdded` and `ReflectionAdded` events go.
+    pub fn with_events(mut self, events: broadcast::Sender<MemoryEvent>) -> Self {
+        self.events = Some(events);
+        self
+    }
+
+    pub fn set_events(&mut self, events: Option<broadcast::Sender<MemoryEvent>>) {
+        self.events = events;
+    }
+
+    pub fn observer(&self) -> &Observer {
+        &self.observer
+    }
+
+    pub fn reflector(&self) -> &Reflector {
+        &self.reflector
+    }
+
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    /// How many observer replies were empty (nothing saved, retried next trigger).
+    pub fn empty_replies(&self) -> u64 {
+        self.empty_replies.load(Ordering::Relaxed)
+    }
+
+    /// One trigger for `key` (REFERENCE §3.5):
+    /// 1. un-observed cost ≥ `messageTokenThreshold` → observe; a failure is logged and ends
+    ///    the cycle (retried on the next trigger);
+    /// 2. Σ observation tokens ≥ `observationTokenThreshold` → reflect (errors logged);
+    /// 3. reflection count ≥ `reflectionConsolidationThreshold` (at least 2) → meta-reflect
+    ///    (errors logged, non-fatal).
+    ///
+    /// With embeddings on, it first queues the session's texts that have no vector yet
+    /// (cheap: one read, never a model call).
+    pub async fn run(&self, key: &str) -> CycleReport {
+        let mut report = CycleReport::default();
+        self.embed_pending(key).await;
+        self.steps(key, &mut report).await;
+        // Keeps knowledge retrieval (a full-text search before every model call) fast: the
+        // turn just added messages; the notes' indexes change only when a note was saved.
+        let notes = report.observation.is_some()
+            || report.reflection.is_some()
+            || report.meta_reflection.is_some();
+        if let Err(e) = self.store.tidy_search_index(notes).await {
+            tracing::debug!(error = %e, "memory: tidying the search index failed");
+        }
+        self.set_phase(key, None);
+        self.emit_status(key).await;
+        report
+    }
+
+    async fn steps(&self, key: &str, report: &mut CycleReport) {
+        let config = &self.observer.config;
+
+        // 1. Observe.
+        match self.observer.unobserved(&self.store, key).await {
+            Err(e) => {
+                tracing::warn!(session = key, error = %e, "memory: could not load the messages; cycle skipped");
+                report.observe_error = Some(e.to_string());
+                return;
+            }
+            Ok(u) if !u.messages.is_empty() && u.tokens >= config.message_token_threshold => {
+                self.set_phase(key, Some(MemoryPhase::Observing));
+                self.emit_status(key).await;
+                match self.observer.observe(&self.store, key, self.compact).await {
+                    Ok(Some(observation)) => {
+                        self.graph_observation(key, &observation).await;
+                        self.embed_saved(key, "observation", &observation.id, &observation.content);
+                        self.emit(MemoryEvent::ObservationAdded(observation.clone()));
+                        report.observation = Some(observation);
+                    }
+                    Ok(None) => {}
+                    Err(e) => {
+                        if matches!(e, MemoryError::EmptyReply) {
+                            let total = self.empty_replies.fetch_add(1, Ordering::Relaxed) + 1;
+                            tracing::warn!(session = key, empty_replies = total,
+                                "memory: the observer returned an empty reply; nothing saved, retrying on the next trigger");
+                        } else {
+                            tracing::warn!(session = key, error = %e,
+                                "memory: observation failed; continuing with the raw history, retrying on the next trigger");
+                        }
+                        report.observe_error = Some(e.to_string());
+                        return;
+                    }
+                }
+            }
+            Ok(_) => {}
+        }
+
+        // 2. Reflect.
+        match self.store.list_observations(key).await {
+            Err(e) => {
+                tracing::warn!(session = key, error = %e, "memory: could not list observations");
+                report.reflect_error = Some(e.to_string());
+            }
+            Ok(observations) => {
+                let total: i64 = observations.iter().map(|o| o.token_count.max(0)).sum();
+                let total = usize::try_from(total).unwrap_or(usize::MAX);
+                if !observations.is_empty() && total >= config.observation_token_threshold {
+                    self.set_phase(key, Some(MemoryPhase::Reflecting));
+                    self.emit_status(key).await;
+                    match self.reflector.reflect(&self.store, key).await {
+                        Ok(Some(done)) => {
+                            self.graph_reflection(key, &done, false);
+                            self.embed_saved(
+                                key,
+                                "reflection",
+                                &done.reflection.id,
+                                &done.reflection.content,
+                            );
+                            self.emit(MemoryEvent::ReflectionAdded {
+                                reflection: done.reflection.clone(),
+                                condensed: done.condensed(),
+                            });
+                            report.reflection = Some(done);
+                        }
+                        Ok(None) => {}
+                        Err(e) => {
+                            tracing::warn!(session = key, error = %e, "memory: reflection failed");
+                            report.reflect_error = Some(e.to_string());
+                        }
+                    }
+                }
+            }
+        }
+
+        // 3. Meta-reflect.
+        let threshold = config.reflection_consolidation_threshold.max(2);
+        match self.store.list_reflections(key).await {
+            Err(e) => {
+                tracing::warn!(session = key, error = %e, "memory: could not list reflections");
+                report.meta_reflect_error = Some(e.to_string());
+            }
+            Ok(reflections) if reflections.len() >= threshold => {
+                self.set_phase(key, Some(MemoryPhase::Reflecting));
+                self.emit_status(key).await;
+                match self.reflector.meta_reflect(&self.store, key).await {
+                    Ok(Some(done)) => {
+                        self.graph_reflection(key, &done, true);
+                        self.embed_saved(
+                            key,
+                            "reflection",
+                            &done.reflection.id,
+                            &done.reflection.content,
+                        );
+                        self.emit(MemoryEvent::ReflectionAdded {
+                            reflection: done.reflection.clone(),
+                            condensed: done.condensed(),
+                        });
+                        report.meta_reflection = Some(done);
+                    }
+                    Ok(None) => {}
+                    Err(e) => {
+                        tracing::warn!(session = key, error = %e,
+                            "memory: meta-reflection failed; the reflections stay as they are");
+                        report.meta_reflect_error = Some(e.to_string());
+                    }
+                }
+            }
+            Ok(_) => {}
+        }
+    }
+
+    /// The session's memory progress, computed from the store; the phase is the running
+    /// cycle's, else idle.
+    pub async fn status(&self, key: &str) -> Result<MemoryStatus, MemoryError> {
+        let unobserved = self.observer.unobserved(&self.store, key).await?;
+        let observations = self.store.list_observations(key).await?;
+        let reflections = self.store.list_reflections(key).await?;
+        let observation_tokens: i64 = observations.iter().map(|o| o.token_count.max(0)).sum();
+        let phase = self
+            .phases
+            .lock()
+            .map(|p| p.get(key).copied())
+            .unwrap_or(None)
+            .unwrap_or(MemoryPhase::Idle);
+        Ok(MemoryStatus {
+            session_key: key.to_string(),
+            phase,
+            unobserved_tokens: unobserved.tokens,
+            message_token_threshold: self.observer.config.message_token_threshold,
+            observation_tokens: usize::try_from(observation_tokens).unwrap_or(usize::MAX),
+            observation_token_threshold: self.observer.config.observation_token_threshold,
+            observations: observations.len(),
+            reflections: reflections.len(),
+        })
+    }
+
+    fn set_phase(&self, key: &str, phase: Option<MemoryPhase>) {
+        if let Ok(mut phases) = self.phases.lock() {
+            match phase {
+                Some(p) => {
+                    phases.insert(key.to_string(), p);
+                }
+                None => {
+                    phases.remove(key);
+                }
+            }
+        }
+    }
+
+    async fn emit_status(&self, key: &str) {
+        if self.events.is_none() {
+            return;
+        }
+        match self.status(key).await {
+            Ok(status) => self.emit(MemoryEvent::Status(status)),
+            Err(e) => tracing::debug!(session = key, error = %e, "memory: no status to report"),
+        }
+    }
+
+    fn emit(&self, event: MemoryEvent) {
+        if let Some(events) = &self.events {
+            // No receiver is fine: nobody is watching.
+            let _ = events.send(event);
+        }
+    }
+}

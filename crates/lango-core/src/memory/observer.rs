@@ -1,0 +1,249 @@
+//! The observer (spec 002 "Observer Agent", REFERENCE §3.3): turns the un-observed part of a
+//! session's history into one short observation note, saved atomically with the memory cursor
+//! and, when compaction is on, with the compaction of the rows it covers (§3.6).
+
+use std::sync::Arc;
+
+use futures_util::StreamExt;
+
+use super::prompts;
+use super::{MemoryConfig, MemoryError};
+use crate::agent::{roles, Content, GenerateConfig, Llm, LlmRequest, RequestContext};
+use crate::store::{MessageKind, Observation, Store, StoredMessage};
+use crate::tokens::{MessageParts, TokenCounter, ToolCallParts};
+
+/// Longest rendered payload (content, tool input, tool output), in characters.
+pub const PAYLOAD_CAP_CHARS: usize = 2_000;
+/// Appended to a payload cut at [`PAYLOAD_CAP_CHARS`].
+pub const TRUNCATION_MARKER: &str = "… [truncated]";
+
+/// The agent name the memory's model calls carry in their [`RequestContext`].
+pub const OBSERVER_AGENT: &str = "memory-observer";
+
+/// The rows an observation may cover now, oldest first, and what they cost.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Unobserved {
+    /// History rows after the cursor, without summary rows and without the newest complete
+    /// exchange (REFERENCE §3.6 decision (a)).
+    pub messages: Vec<StoredMessage>,
+    /// Σ `counter.message_cost` of `messages`.
+    pub tokens: usize,
+}
+
+/// Writes observation notes with its own model (the engine passes the one named by
+/// `observationalMemory.provider/model`, or the agent's).
+#[derive(Debug, Clone)]
+pub struct Observer {
+    pub llm: Arc<dyn Llm>,
+    pub counter: Arc<dyn TokenCounter>,
+    pub config: MemoryConfig,
+    /// `LlmRequest::model`; empty = the model the `llm` was built for.
+    pub model: String,
+}
+
+impl Observer {
+    pub fn new(llm: Arc<dyn Llm>, counter: Arc<dyn TokenCounter>, config: MemoryConfig) -> Self {
+        Self {
+            llm,
+            counter,
+            config,
+            model: String::new(),
+        }
+    }
+
+    /// Sends `model` as the request's model (`observationalMemory.model`).
+    pub fn with_model(mut self, model: impl Into<String>) -> Self {
+        self.model = model.into();
+        self
+    }
+
+    /// What the next observation could cover: rows after the cursor, except summary rows and
+    /// the newest complete exchange (the last user message and everything after it).
+    pub async fn unobserved(&self, store: &Store, key: &str) -> Result<Unobserved, MemoryError> {
+        let cursor = store.observed_through_seq(key).await?;
+        let rows = store.list_messages_after(key, cursor).await?;
+        // No user message after the cursor: everything there belongs to the newest exchange.
+        let cut = rows.iter().rposition(is_user_turn).unwrap_or(0);
+        let messages: Vec<StoredMessage> = rows
+            .into_iter()
+            .take(cut)
+            .filter(|m| m.kind != MessageKind::Summary)
+            .collect();
+        let tokens = messages.iter().map(|m| self.cost(m)).sum();
+        Ok(Unobserved { messages, tokens })
+    }
+
+    /// One observation, if the un-observed cost is ≥ `messageTokenThreshold`. The input is
+    /// bounded by `maxMessageTokenBudget` (oldest rows first, at least one; the rest waits for
+    /// the next cycle). An empty reply → [`MemoryError::EmptyReply`]: nothing saved, cursor
+    /// unchanged. With `compact`, the covered rows move to the archive behind a summary in the
+    /// same transaction as the save and the cursor move.
+    pub async fn observe(
+        &self,
+        store: &Store,
+        key: &str,
+        compact: bool,
+    ) -> Result<Option<Observation>, MemoryError> {
+        let unobserved = self.unobserved(store, key).await?;
+        if unobserved.messages.is_empty() || unobserved.tokens < self.config.message_token_threshold
+        {
+            return Ok(None);
+        }
+        let batch = self.within_budget(unobserved.messages);
+        let (Some(first), Some(last)) = (batch.first(), batch.last()) else {
+            return Ok(None);
+        };
+        let (seq_start, seq_end) = (first.seq, last.seq);
+        let content = generate(
+            self.llm.as_ref(),
+            key,
+            OBSERVER_AGENT,
+            &self.model,
+            prompts::OBSERVER,
+            render_messages(&batch),
+        )
+        .await?;
+        let observation = Observation {
+            id: String::new(),
+            session_key: key.to_string(),
+            token_count: to_i64(self.counter.count(&content)),
+            content,
+            seq_start,
+            seq_end,
+            created_at: 0,
+        };
+        let (saved, _summary) = store.record_observation(observation, compact).await?;
+        Ok(Some(saved))
+    }
+
+    fn cost(&self, m: &StoredMessage) -> usize {
+        let parts = MessageParts {
+            content: &m.content,
+            tool_calls: m
+                .tool_calls
+                .iter()
+                .map(|c| ToolCallParts {
+                    id: &c.id,
+                    name: &c.name,
+                    input: &c.input,
+                    output: &c.output,
+                })
+                .collect(),
+        };
+        self.counter.message_cost(&parts)
+    }
+
+    /// The oldest rows whose cost fits `maxMessageTokenBudget`; always at least one.
+    fn within_budget(&self, messages: Vec<StoredMessage>) -> Vec<StoredMessage> {
+        let budget = self.config.max_message_token_budget;
+        let mut used = 0usize;
+        let mut batch = Vec::new();
+        for m in messages {
+            let cost = self.cost(&m);
+            if !batch.is_empty() && used.saturating_add(cost) > budget {
+                break;
+            }
+            used = used.saturating_add(cost);
+            batch.push(m);
+        }
+        batch
+    }
+}
+
+/// A message the user typed (not a legacy user-role tool response, not a summary).
+fn is_user_turn(m: &StoredMessage) -> bool {
+    m.role == roles::USER
+        && m.kind == MessageKind::Message
+        && m.tool_calls.iter().all(|c| c.output.is_empty())
+}
+
+/// The observer's input (REFERENCE §3.3): per row `[<role>]: <content>`, then per tool call
+/// `  [tool:<name>] <input>` and `  [result] <output>` (if any). Each payload is printed once
+/// (a tool row whose content repeats its output prints only the result) and capped at
+/// [`PAYLOAD_CAP_CHARS`]. Legacy roles read as `assistant` / `tool`.
+pub fn render_messages(messages: &[StoredMessage]) -> String {
+    let mut out = String::new();
+    for m in messages {
+        let role = match m.role.as_str() {
+            roles::MODEL => roles::ASSISTANT,
+            roles::FUNCTION => roles::TOOL,
+            r => r,
+        };
+        let repeats_output = m
+            .tool_calls
+            .iter()
+            .any(|c| !c.output.is_empty() && c.output.trim() == m.content.trim());
+        let content = if repeats_output { "" } else { m.content.trim() };
+        out.push_str(&format!("[{role}]:"));
+        if !content.is_empty() {
+            out.push(' ');
+            out.push_str(&cap(content));
+        }
+        out.push('\n');
+        for call in &m.tool_calls {
+            out.push_str(&format!("  [tool:{}]", call.name));
+            if !call.input.is_empty() {
+                out.push(' ');
+                out.push_str(&cap(&call.input));
+            }
+            out.push('\n');
+            if !call.output.is_empty() {
+                out.push_str("  [result] ");
+                out.push_str(&cap(&call.output));
+                out.push('\n');
+            }
+        }
+    }
+    out
+}
+
+/// `text` cut to [`PAYLOAD_CAP_CHARS`] characters plus [`TRUNCATION_MARKER`].
+fn cap(text: &str) -> String {
+    match text.char_indices().nth(PAYLOAD_CAP_CHARS) {
+        Some((at, _)) => format!("{}{TRUNCATION_MARKER}", &text[..at]),
+        None => text.to_string(),
+    }
+}
+
+pub(crate) fn to_i64(n: usize) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
+}
+
+/// One memory model call: system + user text, no tools, `max_output_tokens` 1024,
+/// `stream = false`, in the session's context. Returns the trimmed reply; empty →
+/// [`MemoryError::EmptyReply`].
+pub(crate) async fn generate(
+    llm: &dyn Llm,
+    key: &str,
+    agent: &str,
+    model: &str,
+    system: &str,
+    input: String,
+) -> Result<String, MemoryError> {
+    let ctx = RequestContext::for_session(key, agent);
+    let request = LlmRequest {
+        model: model.to_string(),
+        contents: vec![Content::user_text(input)],
+        config: GenerateConfig {
+            system_instruction: Some(Content::new(
+                roles::SYSTEM,
+                vec![crate::agent::Part::text(system)],
+            )),
+            max_output_tokens: Some(prompts::MAX_OUTPUT_TOKENS),
+            ..GenerateConfig::default()
+        },
+    };
+    let mut stream = llm.generate_content(&ctx, request, false);
+    let mut reply = String::new();
+    while let Some(item) = stream.next().await {
+        let response = item?;
+        if !response.partial {
+            reply = response.content.map(|c| c.text()).unwrap_or_default();
+        }
+    }
+    let reply = reply.trim();
+    if reply.is_empty() {
+        return Err(MemoryError::EmptyReply);
+    }
+    Ok(reply.to_string())
+}

@@ -1,0 +1,147 @@
+//! The reflector (spec 002 "Reflector Agent", REFERENCE §3.4): condenses all observations of a
+//! session into one generation-1 reflection, and all reflections into one of the next
+//! generation. Each save deletes exactly what it condensed, in the same transaction.
+
+use std::fmt::Write as _;
+use std::sync::Arc;
+
+use super::observer::{generate, to_i64};
+use super::prompts;
+use super::{MemoryConfig, MemoryError};
+use crate::agent::Llm;
+use crate::store::{Reflection, Store};
+use crate::tokens::TokenCounter;
+
+/// The agent name the reflector's model calls carry in their context.
+pub const REFLECTOR_AGENT: &str = "memory-reflector";
+
+/// A saved reflection and the ids of the items (observations or reflections) it replaced.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Condensed {
+    pub reflection: Reflection,
+    pub condensed_ids: Vec<String>,
+}
+
+impl Condensed {
+    /// How many items it replaced.
+    pub fn condensed(&self) -> usize {
+        self.condensed_ids.len()
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Reflector {
+    pub llm: Arc<dyn Llm>,
+    pub counter: Arc<dyn TokenCounter>,
+    pub config: MemoryConfig,
+    /// `LlmRequest::model`; empty = the model the `llm` was built for.
+    pub model: String,
+}
+
+impl Reflector {
+    pub fn new(llm: Arc<dyn Llm>, counter: Arc<dyn TokenCounter>, config: MemoryConfig) -> Self {
+        Self {
+            llm,
+            counter,
+            config,
+            model: String::new(),
+        }
+    }
+
+    pub fn with_model(mut self, model: impl Into<String>) -> Self {
+        self.model = model.into();
+        self
+    }
+
+    /// Condenses all observations (oldest first) into one generation-1 reflection covering
+    /// their seq range, and deletes exactly those observations. None → `Ok(None)`, no call.
+    pub async fn reflect(
+        &self,
+        store: &Store,
+        key: &str,
+    ) -> Result<Option<Condensed>, MemoryError> {
+        let observations = store.list_observations(key).await?;
+        if observations.is_empty() {
+            return Ok(None);
+        }
+        let mut input = String::new();
+        for (n, o) in observations.iter().enumerate() {
+            let _ = write!(input, "Observation {}:\n{}\n\n", n + 1, o.content);
+        }
+        let content = generate(
+            self.llm.as_ref(),
+            key,
+            REFLECTOR_AGENT,
+            &self.model,
+            prompts::REFLECTOR,
+            input,
+        )
+        .await?;
+        let reflection = Reflection {
+            id: String::new(),
+            session_key: key.to_string(),
+            token_count: to_i64(self.counter.count(&content)),
+            content,
+            generation: 1,
+            seq_start: observations.iter().map(|o| o.seq_start).min().unwrap_or(0),
+            seq_end: observations.iter().map(|o| o.seq_end).max().unwrap_or(0),
+            source_token_count: observations.iter().map(|o| o.token_count).sum(),
+            created_at: 0,
+        };
+        let ids: Vec<String> = observations.iter().map(|o| o.id.clone()).collect();
+        let saved = store.record_reflection(reflection, &ids, &[]).await?;
+        Ok(Some(Condensed {
+            reflection: saved,
+            condensed_ids: ids,
+        }))
+    }
+
+    /// Condenses all reflections (oldest first) into one of generation `max + 1` and deletes
+    /// exactly those reflections. None → `Ok(None)`, no call.
+    pub async fn meta_reflect(
+        &self,
+        store: &Store,
+        key: &str,
+    ) -> Result<Option<Condensed>, MemoryError> {
+        let reflections = store.list_reflections(key).await?;
+        if reflections.is_empty() {
+            return Ok(None);
+        }
+        let mut input = String::new();
+        for (n, r) in reflections.iter().enumerate() {
+            let _ = write!(
+                input,
+                "Reflection {} (gen {}):\n{}\n\n",
+                n + 1,
+                r.generation,
+                r.content
+            );
+        }
+        let content = generate(
+            self.llm.as_ref(),
+            key,
+            REFLECTOR_AGENT,
+            &self.model,
+            prompts::META_REFLECTOR,
+            input,
+        )
+        .await?;
+        let reflection = Reflection {
+            id: String::new(),
+            session_key: key.to_string(),
+            token_count: to_i64(self.counter.count(&content)),
+            content,
+            generation: reflections.iter().map(|r| r.generation).max().unwrap_or(0) + 1,
+            seq_start: reflections.iter().map(|r| r.seq_start).min().unwrap_or(0),
+            seq_end: reflections.iter().map(|r| r.seq_end).max().unwrap_or(0),
+            source_token_count: reflections.iter().map(|r| r.token_count).sum(),
+            created_at: 0,
+        };
+        let ids: Vec<String> = reflections.iter().map(|r| r.id.clone()).collect();
+        let saved = store.record_reflection(reflection, &[], &ids).await?;
+        Ok(Some(Condensed {
+            reflection: saved,
+            condensed_ids: ids,
+        }))
+    }
+}

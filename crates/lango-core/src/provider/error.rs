@@ -1,0 +1,180 @@
+//! What can go wrong talking to a provider, in terms the UI can show and act on.
+
+use std::time::Duration;
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ProviderError {
+    /// 401/403: the key is missing, wrong or lacks access.
+    #[error("the provider rejected the API key: {message}")]
+    Unauthorized { message: String },
+
+    /// 404: usually an unknown model name or a wrong base URL.
+    #[error("not found (check the model name and base URL): {message}")]
+    NotFound { message: String },
+
+    /// 429, after the retries ran out.
+    #[error("rate limited{}: {message}", retry_after.map(|d| format!(" (retry after {} s)", d.as_secs())).unwrap_or_default())]
+    RateLimited {
+        retry_after: Option<Duration>,
+        message: String,
+    },
+
+    /// 400/413/422: the provider's own explanation of what it did not accept.
+    #[error("the provider did not accept the request: {message}")]
+    BadRequest { message: String },
+
+    /// 5xx (and Anthropic's 529), after the retries ran out.
+    #[error("the provider had a server error ({status}): {message}")]
+    Server { status: u16, message: String },
+
+    /// Could not connect or the connection failed before a response.
+    #[error("network error: {message}")]
+    Network { message: String },
+
+    /// No response, or no data for the idle-read timeout.
+    #[error("timed out {phase}")]
+    Timeout { phase: String },
+
+    /// The stream broke after it had started (connection reset, an error event in an
+    /// HTTP-200 stream, malformed data). Text received so far is the caller's to keep.
+    #[error("the reply was interrupted: {message}")]
+    Interrupted { message: String },
+
+    /// The model or provider cannot do what was asked (e.g. tools).
+    #[error("not supported: {message}")]
+    Unsupported { message: String },
+
+    /// The request was cancelled by the caller.
+    #[error("cancelled")]
+    Cancelled,
+
+    /// Misconfiguration found before sending (no key, bad base URL).
+    #[error("{message}")]
+    Config { message: String },
+}
+
+impl ProviderError {
+    /// A stable machine code for the UI (`{code, message}`).
+    pub fn code(&self) -> &'static str {
+        match self {
+            Self::Unauthorized { .. } => "unauthorized",
+            Self::NotFound { .. } => "not_found",
+            Self::RateLimited { .. } => "rate_limited",
+            Self::BadRequest { .. } => "bad_request",
+            Self::Server { .. } => "server_error",
+            Self::Network { .. } => "network",
+            Self::Timeout { .. } => "timeout",
+            Self::Interrupted { .. } => "interrupted",
+            Self::Unsupported { .. } => "unsupported",
+            Self::Cancelled => "cancelled",
+            Self::Config { .. } => "config",
+        }
+    }
+
+    /// The same error with every occurrence of each secret replaced by `***`. Some servers
+    /// quote the key they rejected; what the user sees (and logs) must never contain it.
+    pub fn redacted(self, secrets: &[String]) -> Self {
+        let scrub = |mut text: String| {
+            for secret in secrets.iter().filter(|s| s.len() >= 4) {
+                text = text.replace(secret.as_str(), "***");
+            }
+            text
+        };
+        match self {
+            Self::Unauthorized { message } => Self::Unauthorized {
+                message: scrub(message),
+            },
+            Self::NotFound { message } => Self::NotFound {
+                message: scrub(message),
+            },
+            Self::RateLimited {
+                retry_after,
+                message,
+            } => Self::RateLimited {
+                retry_after,
+                message: scrub(message),
+            },
+            Self::BadRequest { message } => Self::BadRequest {
+                message: scrub(message),
+            },
+            Self::Server { status, message } => Self::Server {
+                status,
+                message: scrub(message),
+            },
+            Self::Network { message } => Self::Network {
+                message: scrub(message),
+            },
+            Self::Interrupted { message } => Self::Interrupted {
+                message: scrub(message),
+            },
+            Self::Unsupported { message } => Self::Unsupported {
+                message: scrub(message),
+            },
+            Self::Config { message } => Self::Config {
+                message: scrub(message),
+            },
+            other @ (Self::Timeout { .. } | Self::Cancelled) => other,
+        }
+    }
+
+    /// Whether trying again (before any byte of a response) may help.
+    pub fn is_retryable(&self) -> bool {
+        matches!(
+            self,
+            Self::RateLimited { .. } | Self::Server { .. } | Self::Network { .. }
+        )
+    }
+
+    /// Builds the error for a non-success HTTP status from the response body, pulling out the
+    /// provider's own message (`{"error":{"message"}}`, `{"error":"…"}`, `{"message"}`).
+    pub fn from_status(status: u16, body: &str, retry_after: Option<Duration>) -> Self {
+        let message = error_message(body);
+        match status {
+            401 | 403 => Self::Unauthorized { message },
+            404 => Self::NotFound { message },
+            429 => Self::RateLimited {
+                retry_after: retry_after.or_else(|| gemini_retry_delay(body)),
+                message,
+            },
+            400 | 409 | 413 | 422 => {
+                if message.to_lowercase().contains("does not support tools") {
+                    Self::Unsupported { message }
+                } else {
+                    Self::BadRequest { message }
+                }
+            }
+            _ => Self::Server { status, message },
+        }
+    }
+}
+
+/// The human part of an error body, or the body itself (trimmed, capped) when it has none.
+pub fn error_message(body: &str) -> String {
+    let parsed: Option<serde_json::Value> = serde_json::from_str(body).ok();
+    let from_json = parsed.as_ref().and_then(|v| {
+        let e = v.get("error").unwrap_or(v);
+        e.get("message")
+            .and_then(|m| m.as_str())
+            .map(str::to_string)
+            .or_else(|| e.as_str().map(str::to_string))
+    });
+    let text = from_json.unwrap_or_else(|| body.trim().to_string());
+    if text.is_empty() {
+        return "(no details in the response)".into();
+    }
+    text.chars().take(500).collect()
+}
+
+/// Gemini puts the retry delay in the body: `details[].retryDelay: "30s"`.
+fn gemini_retry_delay(body: &str) -> Option<Duration> {
+    let v: serde_json::Value = serde_json::from_str(body).ok()?;
+    v.get("error")?
+        .get("details")?
+        .as_array()?
+        .iter()
+        .find_map(|d| {
+            let s = d.get("retryDelay")?.as_str()?;
+            let secs: f64 = s.trim_end_matches('s').parse().ok()?;
+            Some(Duration::from_secs_f64(secs.max(0.0)))
+        })
+}

@@ -1,0 +1,168 @@
+//! Compaction: moving the oldest rows of a session's model history to the archive and
+//! putting one summary row in their place, atomically (spec 002 `compact_messages`).
+
+use super::error::{StoreError, StoreResult};
+use super::messages::message_cost;
+use super::models::{MessageKind, MessageStatus, StoredMessage};
+use super::{now_ms, Store};
+
+/// Prefix of a summary row's content, so a model reading the history knows what it is.
+pub const SUMMARY_PREFIX: &str = "[Compacted Summary]\n";
+
+impl Store {
+    /// Replaces history positions `0..=up_to_index` (oldest first, by `seq`) with one summary
+    /// row that sorts before every remaining row. `up_to_index == 0` moves nothing and still
+    /// inserts the summary (spec 002 "Compact with no messages to delete"). An index at or past
+    /// the end of the history → [`StoreError::OutOfRange`], and nothing changes.
+    ///
+    /// The moved rows go to `archived_messages` (still shown and searchable, never sent to the
+    /// model again). Everything happens in one transaction: a crash leaves the old state or
+    /// the new one, never a mix.
+    pub async fn compact_messages(
+        &self,
+        key: &str,
+        up_to_index: usize,
+        summary: &str,
+    ) -> StoreResult<StoredMessage> {
+        let mut tx = self.writer().begin().await.map_err(|e| self.err(e))?;
+        // Take the write lock first so the positions we read cannot shift under us.
+        sqlx::query("UPDATE sessions SET updated_at = updated_at WHERE key = ?")
+            .bind(key)
+            .execute(&mut *tx)
+            .await
+            .map_err(|e| self.err(e))?;
+        let session_id = self.session_id(&mut *tx, key).await?;
+
+        let boundary = if up_to_index > 0 {
+            let offset = i64::try_from(up_to_index).unwrap_or(i64::MAX);
+            let boundary: Option<i64> = sqlx::query_scalar(
+                "SELECT seq FROM messages WHERE session_id = ? ORDER BY seq LIMIT 1 OFFSET ?",
+            )
+            .bind(session_id)
+            .bind(offset)
+            .fetch_optional(&mut *tx)
+            .await
+            .map_err(|e| self.err(e))?;
+            let Some(boundary) = boundary else {
+                let len: i64 =
+                    sqlx::query_scalar("SELECT COUNT(*) FROM messages WHERE session_id = ?")
+                        .bind(session_id)
+                        .fetch_one(&mut *tx)
+                        .await
+                        .map_err(|e| self.err(e))?;
+                return Err(StoreError::OutOfRange {
+                    index: up_to_index,
+                    len: usize::try_from(len).unwrap_or(0),
+                });
+            };
+            Some(boundary)
+        } else {
+            None
+        };
+        let summary = self
+            .archive_and_summarize(&mut tx, session_id, boundary, summary)
+            .await?;
+        tx.commit().await.map_err(|e| self.err(e))?;
+        Ok(summary)
+    }
+
+    /// Inside `tx`: moves the session's history rows with `seq <= boundary` (None = none) to the
+    /// archive and inserts one summary row sorting before every remaining row. Shared by
+    /// `compact_messages` (boundary from a position) and `record_observation` (boundary = the
+    /// last observed seq).
+    pub(super) async fn archive_and_summarize(
+        &self,
+        tx: &mut sqlx::Transaction<'_, sqlx::Sqlite>,
+        session_id: i64,
+        boundary: Option<i64>,
+        summary: &str,
+    ) -> StoreResult<StoredMessage> {
+        if let Some(boundary) = boundary {
+            // Archive first: the FTS delete trigger keeps the index entry of archived ids.
+            sqlx::query(
+                "INSERT INTO archived_messages
+                     (id, session_id, seq, role, author, content, tool_calls, status, token_count, kind, created_at, archived_at)
+                 SELECT id, session_id, seq, role, author, content, tool_calls, status, token_count, kind, created_at, ?
+                 FROM messages WHERE session_id = ? AND seq <= ?",
+            )
+            .bind(now_ms())
+            .bind(session_id)
+            .bind(boundary)
+            .execute(&mut **tx)
+            .await
+            .map_err(|e| self.err(e))?;
+            sqlx::query("DELETE FROM messages WHERE session_id = ? AND seq <= ?")
+                .bind(session_id)
+                .bind(boundary)
+                .execute(&mut **tx)
+                .await
+                .map_err(|e| self.err(e))?;
+        }
+        // The summary takes the seq just below the oldest remaining row (or the last
+        // allocated one when nothing remains): it sorts first without a fake timestamp.
+        let seq: i64 = sqlx::query_scalar(
+            "SELECT COALESCE((SELECT MIN(seq) FROM messages WHERE session_id = ?1),
+                             (SELECT next_seq FROM sessions WHERE id = ?1)) - 1",
+        )
+        .bind(session_id)
+        .fetch_one(&mut **tx)
+        .await
+        .map_err(|e| self.err(e))?;
+        let content = format!("{SUMMARY_PREFIX}{summary}");
+        let tokens = message_cost(self, &content, &[]);
+        let created_at = now_ms();
+        let id: i64 = sqlx::query_scalar(
+            "INSERT INTO messages (session_id, seq, role, author, content, kind, token_count, created_at)
+             VALUES (?, ?, 'system', '', ?, 'summary', ?, ?) RETURNING id",
+        )
+        .bind(session_id)
+        .bind(seq)
+        .bind(&content)
+        .bind(tokens)
+        .bind(created_at)
+        .fetch_one(&mut **tx)
+        .await
+        .map_err(|e| self.err(e))?;
+        sqlx::query("UPDATE archived_messages SET summary_id = ? WHERE session_id = ? AND summary_id IS NULL")
+            .bind(id)
+            .bind(session_id)
+            .execute(&mut **tx)
+            .await
+            .map_err(|e| self.err(e))?;
+        Ok(StoredMessage {
+            id,
+            seq,
+            role: "system".into(),
+            author: String::new(),
+            content,
+            tool_calls: Vec::new(),
+            status: MessageStatus::Complete,
+            kind: MessageKind::Summary,
+            token_count: tokens,
+            created_at,
+            archived: false,
+        })
+    }
+
+    /// Archived rows of a session in `seq` range `start..=end`, oldest first ("show source
+    /// messages" of an observation whose rows were compacted).
+    pub async fn archived_messages(
+        &self,
+        key: &str,
+        start: i64,
+        end: i64,
+    ) -> StoreResult<Vec<StoredMessage>> {
+        let session_id = self.session_id(self.reader(), key).await?;
+        let rows: Vec<super::messages::MessageRow> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
+            "SELECT {} FROM archived_messages WHERE session_id = ? AND seq BETWEEN ? AND ? ORDER BY seq",
+            super::messages::MESSAGE_COLUMNS
+        )))
+        .bind(session_id)
+        .bind(start)
+        .bind(end)
+        .fetch_all(self.reader())
+        .await
+        .map_err(|e| self.err(e))?;
+        rows.into_iter().map(|r| r.into_message(true)).collect()
+    }
+}

@@ -1,0 +1,99 @@
+//! The store's error type: what went wrong, in terms a user or caller can act on.
+
+use std::path::PathBuf;
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("{what} not found")]
+    NotFound { what: String },
+
+    #[error("a session with key {key:?} already exists")]
+    Duplicate { key: String },
+
+    #[error("the database refused the change: {0}")]
+    Constraint(String),
+
+    #[error("index {index} is out of range: the session has {len} messages in its history")]
+    OutOfRange { index: usize, len: usize },
+
+    #[error(
+        "the database at {} is corrupt or not a Lango database ({detail}); it was left untouched. {}",
+        path.display(),
+        match backup { Some(b) => format!("The newest backup is {}.", b.display()), None => "No backup exists yet.".to_string() }
+    )]
+    Corrupt {
+        path: PathBuf,
+        backup: Option<PathBuf>,
+        detail: String,
+    },
+
+    #[error(
+        "the database at {} was written by a newer version of Lango (schema version {version}); update Lango to open it",
+        path.display()
+    )]
+    TooNew { path: PathBuf, version: i64 },
+
+    #[error("cannot access {}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+
+    #[error("stored data is not valid JSON: {0}")]
+    Json(#[from] serde_json::Error),
+
+    #[error("database error: {0}")]
+    Database(String),
+}
+
+pub type StoreResult<T> = Result<T, StoreError>;
+
+/// SQLite's primary result codes that mean the file itself is damaged.
+const SQLITE_CORRUPT: &str = "11";
+const SQLITE_NOTADB: &str = "26";
+const SQLITE_CONSTRAINT: &str = "19";
+
+/// Maps a sqlx error, knowing which database file it came from, so corruption is reported
+/// with the path and the newest backup instead of as a generic failure.
+pub(crate) fn classify(
+    err: sqlx::Error,
+    path: &std::path::Path,
+    backups_dir: &std::path::Path,
+) -> StoreError {
+    if let sqlx::Error::Database(db) = &err {
+        // Extended codes carry the primary code in the low byte.
+        let primary = db
+            .code()
+            .and_then(|c| c.parse::<i64>().ok())
+            .map(|c| (c & 0xff).to_string());
+        match primary.as_deref() {
+            Some(SQLITE_CORRUPT) | Some(SQLITE_NOTADB) => {
+                return StoreError::Corrupt {
+                    path: path.to_path_buf(),
+                    backup: newest_backup(backups_dir),
+                    detail: db.message().to_string(),
+                }
+            }
+            Some(SQLITE_CONSTRAINT) => return StoreError::Constraint(db.message().to_string()),
+            _ => {}
+        }
+    }
+    if let sqlx::Error::Io(io) = err {
+        return StoreError::Io {
+            path: path.to_path_buf(),
+            source: io,
+        };
+    }
+    StoreError::Database(err.to_string())
+}
+
+/// The most recent file in the backups folder, if any (names sort by timestamp).
+pub(crate) fn newest_backup(backups_dir: &std::path::Path) -> Option<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(backups_dir)
+        .ok()?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "db"))
+        .collect();
+    files.sort();
+    files.pop()
+}

@@ -1,0 +1,292 @@
+//! The reads behind the prompt's memory and knowledge sections (REFERENCE §3.8, §3.9): the
+//! session's memory version and what it holds (one query per model call), the per-session
+//! knowledge search, and the texts the embedding buffer still has to embed.
+//!
+//! Plain persistence: ranking, fusion and caching are `memory::knowledge`/`memory::context`.
+
+use sqlx::FromRow;
+
+use super::error::StoreResult;
+use super::models::SearchHitKind;
+use super::search::to_fts_any_query;
+use super::Store;
+
+/// What context assembly checks before each model call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct MemoryState {
+    /// Changes (to a value never used before, by any session) in the same transaction as any
+    /// change to the session's observations, reflections or archive (migration 0004); 0 = none
+    /// was ever written. Equal versions mean an equal memory section.
+    pub version: i64,
+    /// Rows in the session's model history (messages and summaries).
+    pub live_messages: i64,
+    /// Archived (compacted) messages exist.
+    pub archived: bool,
+    pub observations: bool,
+    pub reflections: bool,
+    /// Stored embedding vectors of the session.
+    pub vectors: i64,
+}
+
+impl MemoryState {
+    /// Something outside the model's history can be retrieved: an archived message, an
+    /// observation or a reflection.
+    pub fn has_memory(&self) -> bool {
+        self.archived || self.observations || self.reflections
+    }
+}
+
+#[derive(FromRow)]
+struct StateRow {
+    version: i64,
+    live_messages: i64,
+    archived: bool,
+    observations: bool,
+    reflections: bool,
+    vectors: i64,
+}
+
+/// One knowledge-search hit of a session, best first.
+#[derive(Debug, Clone, PartialEq)]
+pub struct KnowledgeHit {
+    pub kind: SearchHitKind,
+    /// Message id as a string, or the observation/reflection id.
+    pub item_id: String,
+    /// The matching text with matches wrapped in `[` `]`.
+    pub snippet: String,
+    /// The whole text of an observation or reflection; None for messages.
+    pub content: Option<String>,
+}
+
+/// The session's hits of the store's search query (`search.rs`) with the whole text of observations and
+/// reflections, returned as ONE row (a JSON array of `[kind, item_id, snippet, content, rank]`):
+/// each row of a result costs a wake-up between the database thread and the caller, and this
+/// runs before every model call.
+const KNOWLEDGE_SEARCH: &str = "
+SELECT json_group_array(json_array(kind, item_id, snippet, content, rank)) FROM (
+    SELECT 'message' AS kind, CAST(f.rowid AS TEXT) AS item_id,
+           snippet(message_fts, 0, '[', ']', '…', 12) AS snippet, NULL AS content,
+           bm25(message_fts) AS rank
+    FROM message_fts f
+    JOIN sessions s ON s.id = f.session_id
+    LEFT JOIN messages m ON m.id = f.rowid
+    LEFT JOIN archived_messages a ON a.id = f.rowid
+    WHERE message_fts MATCH ?1 AND s.key = ?2
+      AND COALESCE(m.kind, a.kind) = 'message'
+    UNION ALL
+    SELECT 'observation', o.id, snippet(observation_fts, 0, '[', ']', '…', 12), o.content,
+           bm25(observation_fts)
+    FROM observation_fts f JOIN observations o ON o.rowid = f.rowid JOIN sessions s ON s.id = o.session_id
+    WHERE observation_fts MATCH ?1 AND s.key = ?2
+    UNION ALL
+    SELECT 'reflection', r.id, snippet(reflection_fts, 0, '[', ']', '…', 12), r.content,
+           bm25(reflection_fts)
+    FROM reflection_fts f JOIN reflections r ON r.rowid = f.rowid JOIN sessions s ON s.id = r.session_id
+    WHERE reflection_fts MATCH ?1 AND s.key = ?2
+    ORDER BY rank LIMIT ?3
+)";
+
+/// A text to embed: `(collection, item id, text)`.
+pub type PendingEmbedding = (String, String, String);
+
+impl Store {
+    /// The session's memory version and what it holds, in one read; None for an unknown key.
+    pub async fn memory_state(&self, key: &str) -> StoreResult<Option<MemoryState>> {
+        let row: Option<StateRow> = sqlx::query_as(
+            "SELECT s.memory_version AS version,
+                    (SELECT COUNT(*) FROM messages m WHERE m.session_id = s.id) AS live_messages,
+                    EXISTS (SELECT 1 FROM archived_messages a WHERE a.session_id = s.id) AS archived,
+                    EXISTS (SELECT 1 FROM observations o WHERE o.session_id = s.id) AS observations,
+                    EXISTS (SELECT 1 FROM reflections r WHERE r.session_id = s.id) AS reflections,
+                    (SELECT COUNT(*) FROM memory_vectors v WHERE v.session_id = s.id) AS vectors
+             FROM sessions s WHERE s.key = ?",
+        )
+        .bind(key)
+        .fetch_optional(self.reader())
+        .await
+        .map_err(|e| self.err(e))?;
+        Ok(row.map(|r| MemoryState {
+            version: r.version,
+            live_messages: r.live_messages,
+            archived: r.archived,
+            observations: r.observations,
+            reflections: r.reflections,
+            vectors: r.vectors,
+        }))
+    }
+
+    /// Items of session `key` matching ANY of `words` (messages — archived ones included —,
+    /// observations, reflections), best BM25 first, at most `limit`: the same hits, in the
+    /// same order, as [`Store::search_any`] with the session's key, plus the whole text of
+    /// observations and reflections (no second read per hit).
+    pub async fn knowledge_search(
+        &self,
+        words: &[String],
+        key: &str,
+        limit: u32,
+    ) -> StoreResult<Vec<KnowledgeHit>> {
+        let Some(fts) = to_fts_any_query(words) else {
+            return Ok(Vec::new());
+        };
+        let json: String = sqlx::query_scalar(KNOWLEDGE_SEARCH)
+            .bind(fts)
+            .bind(key)
+            .bind(i64::from(limit))
+            .fetch_one(self.reader())
+            .await
+            .map_err(|e| self.err(e))?;
+        let mut rows: Vec<(String, String, String, Option<String>, f64)> =
+            serde_json::from_str(&json)?;
+        // Already in rank order; the sort (stable) only makes it independent of how SQLite
+        // feeds the aggregate.
+        rows.sort_by(|a, b| a.4.total_cmp(&b.4));
+        Ok(rows
+            .into_iter()
+            .map(|(kind, item_id, snippet, content, _)| KnowledgeHit {
+                kind: match kind.as_str() {
+                    "observation" => SearchHitKind::Observation,
+                    "reflection" => SearchHitKind::Reflection,
+                    _ => SearchHitKind::Message,
+                },
+                item_id,
+                snippet,
+                content,
+            })
+            .collect())
+    }
+
+    /// The texts of these items of session `key` (`(collection, id)` pairs; messages from the
+    /// history or the archive), as `(collection, id, text)`. Unknown or deleted items and
+    /// items of other sessions are left out; the order is unspecified.
+    pub async fn item_texts(
+        &self,
+        key: &str,
+        items: &[(String, String)],
+    ) -> StoreResult<Vec<(String, String, String)>> {
+        if items.is_empty() {
+            return Ok(Vec::new());
+        }
+        let ids = |collection: &str| -> StoreResult<String> {
+            let ids: Vec<&str> = items
+                .iter()
+                .filter(|(c, _)| c == collection)
+                .map(|(_, id)| id.as_str())
+                .collect();
+            Ok(serde_json::to_string(&ids)?)
+        };
+        sqlx::query_as(
+            "WITH sess AS (SELECT id FROM sessions WHERE key = ?1)
+             SELECT 'message', CAST(m.id AS TEXT), m.content FROM messages m
+              WHERE m.session_id = (SELECT id FROM sess) AND m.kind = 'message'
+                AND m.id IN (SELECT CAST(value AS INTEGER) FROM json_each(?2))
+             UNION ALL
+             SELECT 'message', CAST(a.id AS TEXT), a.content FROM archived_messages a
+              WHERE a.session_id = (SELECT id FROM sess) AND a.kind = 'message'
+                AND a.id IN (SELECT CAST(value AS INTEGER) FROM json_each(?2))
+             UNION ALL
+             SELECT 'observation', o.id, o.content FROM observations o
+              WHERE o.session_id = (SELECT id FROM sess) AND o.id IN (SELECT value FROM json_each(?3))
+             UNION ALL
+             SELECT 'reflection', r.id, r.content FROM reflections r
+              WHERE r.session_id = (SELECT id FROM sess) AND r.id IN (SELECT value FROM json_each(?4))",
+        )
+        .bind(key)
+        .bind(ids("message")?)
+        .bind(ids("observation")?)
+        .bind(ids("reflection")?)
+        .fetch_all(self.reader())
+        .await
+        .map_err(|e| self.err(e))
+    }
+
+    /// User and assistant messages of session `key` (history and archive) with an id above
+    /// `after_id`, some text and no vector by `model` yet, oldest first, at most `limit`: what
+    /// the embedding buffer has not embedded. Tool results and summaries are not embedded.
+    pub async fn messages_to_embed(
+        &self,
+        key: &str,
+        model: &str,
+        after_id: i64,
+        limit: u32,
+    ) -> StoreResult<Vec<(i64, String)>> {
+        sqlx::query_as(
+            "WITH sess AS (SELECT id FROM sessions WHERE key = ?1)
+             SELECT id, content FROM (
+                 SELECT m.id, m.content, m.role, m.kind FROM messages m
+                  WHERE m.session_id = (SELECT id FROM sess) AND m.id > ?2
+                 UNION ALL
+                 SELECT a.id, a.content, a.role, a.kind FROM archived_messages a
+                  WHERE a.session_id = (SELECT id FROM sess) AND a.id > ?2
+             ) x
+             WHERE x.kind = 'message' AND x.role IN ('user', 'assistant', 'model') AND trim(x.content) <> ''
+               AND NOT EXISTS (SELECT 1 FROM memory_vectors v
+                                WHERE v.collection = 'message' AND v.item_id = CAST(x.id AS TEXT)
+                                  AND v.model = ?4)
+             ORDER BY id LIMIT ?3",
+        )
+        .bind(key)
+        .bind(after_id)
+        .bind(i64::from(limit))
+        .bind(model)
+        .fetch_all(self.reader())
+        .await
+        .map_err(|e| self.err(e))
+    }
+
+    /// Observations and reflections of session `key` without a vector by `model` (new, or
+    /// edited since they were embedded), as `(collection, id, text)`, oldest first.
+    pub async fn memory_items_to_embed(
+        &self,
+        key: &str,
+        model: &str,
+    ) -> StoreResult<Vec<PendingEmbedding>> {
+        sqlx::query_as(
+            "WITH sess AS (SELECT id FROM sessions WHERE key = ?1)
+             SELECT collection, id, content FROM (
+                 SELECT 'observation' AS collection, o.id, o.content, o.created_at, o.rowid AS ord
+                   FROM observations o WHERE o.session_id = (SELECT id FROM sess)
+                 UNION ALL
+                 SELECT 'reflection', r.id, r.content, r.created_at, r.rowid
+                   FROM reflections r WHERE r.session_id = (SELECT id FROM sess)
+             ) x
+             WHERE NOT EXISTS (SELECT 1 FROM memory_vectors v
+                                WHERE v.collection = x.collection AND v.item_id = x.id
+                                  AND v.model = ?2)
+             ORDER BY created_at, collection, ord",
+        )
+        .bind(key)
+        .bind(model)
+        .fetch_all(self.reader())
+        .await
+        .map_err(|e| self.err(e))
+    }
+}
+
+/// Pages of full-text index merged per [`Store::tidy_search_index`] call and table.
+const INDEX_MERGE_PAGES: i64 = 16;
+
+impl Store {
+    /// A bounded step of incremental optimisation of the full-text indexes (FTS5
+    /// `merge` with a negative page count): every append leaves a small index segment, and a
+    /// search reads every segment, so a search over a fragmented index costs several times
+    /// more. Each call writes at most a few pages per table and is nearly free when the index
+    /// is already compact. Run off the send path (the memory cycle, after each turn). The
+    /// messages' index always; the observations' and reflections' with `notes`.
+    pub async fn tidy_search_index(&self, notes: bool) -> StoreResult<()> {
+        let tables: &[&str] = if notes {
+            &["message_fts", "observation_fts", "reflection_fts"]
+        } else {
+            &["message_fts"]
+        };
+        for table in tables {
+            sqlx::query(sqlx::AssertSqlSafe(format!(
+                "INSERT INTO {table} ({table}, rank) VALUES ('merge', ?)"
+            )))
+            .bind(-INDEX_MERGE_PAGES)
+            .execute(self.writer())
+            .await
+            .map_err(|e| self.err(e))?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,250 @@
+//! Message rows: append, the budgeted history tail, paging for display.
+
+use sqlx::FromRow;
+
+use super::error::{StoreError, StoreResult};
+use super::models::{HistoryTail, MessageKind, MessageStatus, NewMessage, StoredMessage, ToolCall};
+use super::{now_ms, Store};
+use crate::tokens::{MessageParts, ToolCallParts};
+
+/// Rows fetched per round trip while walking a history backwards.
+const TAIL_PAGE: i64 = 128;
+
+pub(super) const MESSAGE_COLUMNS: &str =
+    "id, seq, role, author, content, tool_calls, status, kind, token_count, created_at";
+
+#[derive(FromRow)]
+pub(super) struct MessageRow {
+    id: i64,
+    seq: i64,
+    role: String,
+    author: String,
+    content: String,
+    tool_calls: String,
+    status: String,
+    kind: String,
+    token_count: i64,
+    created_at: i64,
+}
+
+impl MessageRow {
+    pub(super) fn into_message(self, archived: bool) -> StoreResult<StoredMessage> {
+        Ok(StoredMessage {
+            id: self.id,
+            seq: self.seq,
+            role: self.role,
+            author: self.author,
+            content: self.content,
+            tool_calls: serde_json::from_str::<Vec<ToolCall>>(&self.tool_calls)?,
+            status: MessageStatus::parse(&self.status),
+            kind: MessageKind::parse(&self.kind),
+            token_count: self.token_count,
+            created_at: self.created_at,
+            archived,
+        })
+    }
+}
+
+/// What a message costs under `counter` (REFERENCE §3.2).
+pub(super) fn message_cost(store: &Store, content: &str, calls: &[ToolCall]) -> i64 {
+    let parts = MessageParts {
+        content,
+        tool_calls: calls
+            .iter()
+            .map(|c| ToolCallParts {
+                id: &c.id,
+                name: &c.name,
+                input: &c.input,
+                output: &c.output,
+            })
+            .collect(),
+    };
+    i64::try_from(store.counter().message_cost(&parts)).unwrap_or(i64::MAX)
+}
+
+impl Store {
+    /// Appends a message and returns it with its `seq`. Moves the session's `updated_at` to
+    /// the message's time (never backwards).
+    /// A missing session → [`StoreError::NotFound`].
+    pub async fn append_message(
+        &self,
+        key: &str,
+        message: NewMessage,
+    ) -> StoreResult<StoredMessage> {
+        let created_at = message.created_at.unwrap_or_else(now_ms);
+        let tool_calls = serde_json::to_string(&message.tool_calls)?;
+        let tokens = message_cost(self, &message.content, &message.tool_calls);
+
+        // One statement: the seq comes from the session row and the trigger
+        // `messages_advance_session` bumps next_seq and updated_at atomically with the insert.
+        // Writes go through the single writer connection, so no two appends read the same
+        // next_seq. No row returned means no such session.
+        let inserted: Option<(i64, i64)> = sqlx::query_as(
+            "INSERT INTO messages (session_id, seq, role, author, content, tool_calls, status, token_count, created_at)
+             SELECT id, next_seq, ?, ?, ?, ?, ?, ?, ? FROM sessions WHERE key = ?
+             RETURNING id, seq",
+        )
+        .bind(&message.role)
+        .bind(&message.author)
+        .bind(&message.content)
+        .bind(&tool_calls)
+        .bind(message.status.as_str())
+        .bind(tokens)
+        .bind(created_at)
+        .bind(key)
+        .fetch_optional(self.writer())
+        .await
+        .map_err(|e| self.err(e))?;
+        let (id, seq) = inserted.ok_or_else(|| StoreError::NotFound {
+            what: format!("session {key:?}"),
+        })?;
+
+        Ok(StoredMessage {
+            id,
+            seq,
+            role: message.role,
+            author: message.author,
+            content: message.content,
+            tool_calls: message.tool_calls,
+            status: message.status,
+            kind: MessageKind::Message,
+            token_count: tokens,
+            created_at,
+            archived: false,
+        })
+    }
+
+    /// Replaces a message's content, tool calls and status (a streamed reply being finished,
+    /// stopped or failed). Its `seq` never changes.
+    pub async fn update_message(
+        &self,
+        id: i64,
+        content: &str,
+        tool_calls: &[ToolCall],
+        status: MessageStatus,
+    ) -> StoreResult<()> {
+        let tokens = message_cost(self, content, tool_calls);
+        let done = sqlx::query(
+            "UPDATE messages SET content = ?, tool_calls = ?, status = ?, token_count = ? WHERE id = ?",
+        )
+        .bind(content)
+        .bind(serde_json::to_string(tool_calls)?)
+        .bind(status.as_str())
+        .bind(tokens)
+        .bind(id)
+        .execute(self.writer())
+        .await
+        .map_err(|e| self.err(e))?;
+        if done.rows_affected() == 0 {
+            return Err(StoreError::NotFound {
+                what: format!("message {id}"),
+            });
+        }
+        Ok(())
+    }
+
+    /// The newest messages of the model's history that fit `budget` tokens, oldest first.
+    ///
+    /// Walks backwards from the newest row a page at a time and stops at the first message
+    /// that would exceed the budget (the newest message is always included, REFERENCE §2.5),
+    /// so its cost depends on the tail's size, not the session's.
+    pub async fn load_history_tail(&self, key: &str, budget: usize) -> StoreResult<HistoryTail> {
+        let budget = i64::try_from(budget).unwrap_or(i64::MAX);
+        let session_id = self.session_id(self.reader(), key).await?;
+        let mut newest_first: Vec<StoredMessage> = Vec::new();
+        let mut total: i64 = 0;
+        let mut before = i64::MAX;
+        let mut truncated = false;
+        'pages: loop {
+            let rows: Vec<MessageRow> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
+                "SELECT {MESSAGE_COLUMNS} FROM messages
+                 WHERE session_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?"
+            )))
+            .bind(session_id)
+            .bind(before)
+            .bind(TAIL_PAGE)
+            .fetch_all(self.reader())
+            .await
+            .map_err(|e| self.err(e))?;
+            let page_len = rows.len();
+            for row in rows {
+                if total + row.token_count > budget && !newest_first.is_empty() {
+                    truncated = true;
+                    break 'pages;
+                }
+                total += row.token_count;
+                before = row.seq;
+                newest_first.push(row.into_message(false)?);
+            }
+            if i64::try_from(page_len).unwrap_or(0) < TAIL_PAGE {
+                break;
+            }
+        }
+        newest_first.reverse();
+        Ok(HistoryTail {
+            messages: newest_first,
+            truncated,
+            total_tokens: total,
+        })
+    }
+
+    /// Every message of the model's history (not the archive), oldest first.
+    pub async fn list_messages(&self, key: &str) -> StoreResult<Vec<StoredMessage>> {
+        let session_id = self.session_id(self.reader(), key).await?;
+        let rows: Vec<MessageRow> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
+            "SELECT {MESSAGE_COLUMNS} FROM messages WHERE session_id = ? ORDER BY seq"
+        )))
+        .bind(session_id)
+        .fetch_all(self.reader())
+        .await
+        .map_err(|e| self.err(e))?;
+        rows.into_iter().map(|r| r.into_message(false)).collect()
+    }
+
+    /// A page of everything the user wrote or read in this session, the archive included,
+    /// for display: up to `limit` messages with `seq < before_seq` (None = from the newest),
+    /// returned oldest first. Page backwards by passing the first returned seq.
+    ///
+    /// Compaction summaries are left out: they stand in for archived rows that are shown
+    /// themselves, and every shown row has a distinct `seq`, so paging never skips a row.
+    pub async fn page_messages(
+        &self,
+        key: &str,
+        before_seq: Option<i64>,
+        limit: u32,
+    ) -> StoreResult<Vec<StoredMessage>> {
+        let session_id = self.session_id(self.reader(), key).await?;
+        let rows: Vec<(i64, MessageRow)> =
+            sqlx::query_as::<_, PagedRow>(sqlx::AssertSqlSafe(format!(
+                "SELECT * FROM (
+                 SELECT 0 AS archived, {MESSAGE_COLUMNS} FROM messages
+                     WHERE session_id = ?1 AND seq < ?2 AND kind = 'message'
+                 UNION ALL
+                 SELECT 1 AS archived, {MESSAGE_COLUMNS} FROM archived_messages
+                     WHERE session_id = ?1 AND seq < ?2 AND kind = 'message'
+             ) ORDER BY seq DESC LIMIT ?3"
+            )))
+            .bind(session_id)
+            .bind(before_seq.unwrap_or(i64::MAX))
+            .bind(i64::from(limit))
+            .fetch_all(self.reader())
+            .await
+            .map_err(|e| self.err(e))?
+            .into_iter()
+            .map(|r| (r.archived, r.row))
+            .collect();
+        let mut page = rows
+            .into_iter()
+            .map(|(archived, row)| row.into_message(archived != 0))
+            .collect::<StoreResult<Vec<_>>>()?;
+        page.reverse();
+        Ok(page)
+    }
+}
+
+#[derive(FromRow)]
+struct PagedRow {
+    archived: i64,
+    #[sqlx(flatten)]
+    row: MessageRow,
+}

@@ -1,0 +1,192 @@
+//! Rows as the rest of the engine sees them. Plain data: no queries here.
+
+use serde::{Deserialize, Serialize};
+
+/// A conversation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Session {
+    pub key: String,
+    pub title: String,
+    pub model: String,
+    pub pinned: bool,
+    /// The agent's state map; values round-trip exactly (a string "123" stays a string).
+    pub state: serde_json::Map<String, serde_json::Value>,
+    /// Messages with `seq` up to this have been observed by the memory.
+    pub observed_through_seq: i64,
+    pub created_at: i64,
+    pub updated_at: i64,
+}
+
+/// One tool call or tool response stored with a message (REFERENCE §2.1). Assistant rows
+/// carry calls (`input`); tool rows carry responses (`output`).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolCall {
+    pub id: String,
+    pub name: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub input: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub output: String,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub thought: bool,
+    /// Base64 of the provider's opaque signature.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub thought_signature: String,
+}
+
+/// How a message ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MessageStatus {
+    #[default]
+    Complete,
+    /// Still streaming, or a stream whose end we never saw.
+    Partial,
+    /// Stopped by the user or cut off mid-stream; the text so far is kept.
+    Interrupted,
+    Error,
+}
+
+impl MessageStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Complete => "complete",
+            Self::Partial => "partial",
+            Self::Interrupted => "interrupted",
+            Self::Error => "error",
+        }
+    }
+
+    pub(crate) fn parse(s: &str) -> Self {
+        match s {
+            "partial" => Self::Partial,
+            "interrupted" => Self::Interrupted,
+            "error" => Self::Error,
+            _ => Self::Complete,
+        }
+    }
+}
+
+/// Whether a row is an ordinary message or a compaction summary standing in for older rows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MessageKind {
+    #[default]
+    Message,
+    Summary,
+}
+
+impl MessageKind {
+    pub(crate) fn parse(s: &str) -> Self {
+        if s == "summary" {
+            Self::Summary
+        } else {
+            Self::Message
+        }
+    }
+}
+
+/// A message to append. `role` is kept verbatim (legacy `model`/`function` rows exist).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct NewMessage {
+    pub role: String,
+    pub author: String,
+    pub content: String,
+    pub tool_calls: Vec<ToolCall>,
+    pub status: MessageStatus,
+    /// Unix ms; `None` = now.
+    pub created_at: Option<i64>,
+}
+
+impl NewMessage {
+    pub fn new(role: impl Into<String>, content: impl Into<String>) -> Self {
+        Self {
+            role: role.into(),
+            content: content.into(),
+            ..Self::default()
+        }
+    }
+}
+
+/// A stored message.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StoredMessage {
+    pub id: i64,
+    /// Orders everything within a session; never reused, never changes.
+    pub seq: i64,
+    pub role: String,
+    pub author: String,
+    pub content: String,
+    pub tool_calls: Vec<ToolCall>,
+    pub status: MessageStatus,
+    pub kind: MessageKind,
+    pub token_count: i64,
+    pub created_at: i64,
+    /// True when compaction moved it out of the model's history (display/search only).
+    pub archived: bool,
+}
+
+/// The newest messages of a session that fit a token budget, oldest first.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HistoryTail {
+    pub messages: Vec<StoredMessage>,
+    /// True when older messages exist that did not fit (sequence-safety applies only then).
+    pub truncated: bool,
+    pub total_tokens: i64,
+}
+
+/// A compressed note about a range of messages.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Observation {
+    pub id: String,
+    pub session_key: String,
+    pub content: String,
+    pub token_count: i64,
+    pub seq_start: i64,
+    pub seq_end: i64,
+    pub created_at: i64,
+}
+
+/// A condensation of observations (generation 1) or of reflections (generation > 1).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Reflection {
+    pub id: String,
+    pub session_key: String,
+    pub content: String,
+    pub token_count: i64,
+    pub generation: i64,
+    pub seq_start: i64,
+    pub seq_end: i64,
+    /// Tokens of the items it condensed (for "tokens saved").
+    pub source_token_count: i64,
+    pub created_at: i64,
+}
+
+/// What a search matched.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SearchHitKind {
+    Message,
+    Observation,
+    Reflection,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SearchHit {
+    pub session_key: String,
+    pub session_title: String,
+    pub kind: SearchHitKind,
+    /// Message id as a string, or the observation/reflection id.
+    pub item_id: String,
+    /// For messages: its seq (to scroll to it).
+    pub seq: Option<i64>,
+    /// The matching text with matches wrapped in `[` `]`.
+    pub snippet: String,
+    pub archived: bool,
+}

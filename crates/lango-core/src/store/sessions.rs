@@ -1,0 +1,218 @@
+//! Session rows: create, read, list, rename, pin, state, delete.
+
+use sqlx::FromRow;
+
+use super::error::{StoreError, StoreResult};
+use super::models::Session;
+use super::{now_ms, Store};
+
+#[derive(FromRow)]
+struct SessionRow {
+    key: String,
+    title: String,
+    model: String,
+    pinned: bool,
+    state: String,
+    observed_through_seq: i64,
+    created_at: i64,
+    updated_at: i64,
+}
+
+const SESSION_COLUMNS: &str =
+    "key, title, model, pinned, state, observed_through_seq, created_at, updated_at";
+
+impl SessionRow {
+    fn into_session(self) -> StoreResult<Session> {
+        let state = match serde_json::from_str::<serde_json::Value>(&self.state)? {
+            serde_json::Value::Object(map) => map,
+            _ => serde_json::Map::new(),
+        };
+        Ok(Session {
+            key: self.key,
+            title: self.title,
+            model: self.model,
+            pinned: self.pinned,
+            state,
+            observed_through_seq: self.observed_through_seq,
+            created_at: self.created_at,
+            updated_at: self.updated_at,
+        })
+    }
+}
+
+fn not_found(key: &str) -> StoreError {
+    StoreError::NotFound {
+        what: format!("session {key:?}"),
+    }
+}
+
+impl Store {
+    /// Creates a session. An existing key → [`StoreError::Duplicate`].
+    pub async fn create_session(&self, key: &str, title: &str) -> StoreResult<Session> {
+        if key.is_empty() {
+            return Err(StoreError::Constraint(
+                "a session key must not be empty".into(),
+            ));
+        }
+        let now = now_ms();
+        let inserted = sqlx::query(
+            "INSERT INTO sessions (key, title, created_at, updated_at) VALUES (?, ?, ?, ?)
+             ON CONFLICT (key) DO NOTHING",
+        )
+        .bind(key)
+        .bind(title)
+        .bind(now)
+        .bind(now)
+        .execute(self.writer())
+        .await
+        .map_err(|e| self.err(e))?;
+        if inserted.rows_affected() == 0 {
+            return Err(StoreError::Duplicate {
+                key: key.to_string(),
+            });
+        }
+        self.get_session(key).await
+    }
+
+    /// The session with this key, or [`StoreError::NotFound`].
+    pub async fn get_session(&self, key: &str) -> StoreResult<Session> {
+        self.find_session(key).await?.ok_or_else(|| not_found(key))
+    }
+
+    /// The session with this key, if any.
+    pub async fn find_session(&self, key: &str) -> StoreResult<Option<Session>> {
+        // Readers never hold a transaction open, so each statement sees every committed write.
+        let row: Option<SessionRow> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
+            "SELECT {SESSION_COLUMNS} FROM sessions WHERE key = ?"
+        )))
+        .bind(key)
+        .fetch_optional(self.reader())
+        .await
+        .map_err(|e| self.err(e))?;
+        row.map(SessionRow::into_session).transpose()
+    }
+
+    /// Gets the session, creating it if missing. Concurrent calls for a new key all succeed
+    /// and see the same session.
+    pub async fn get_or_create_session(&self, key: &str) -> StoreResult<Session> {
+        match self.create_session(key, "").await {
+            Ok(session) => Ok(session),
+            Err(StoreError::Duplicate { .. }) => self.get_session(key).await,
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Pinned sessions first, then by most recent activity; `offset`/`limit` page the list.
+    pub async fn list_sessions(&self, limit: u32, offset: u32) -> StoreResult<Vec<Session>> {
+        let rows: Vec<SessionRow> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
+            "SELECT {SESSION_COLUMNS} FROM sessions
+             ORDER BY pinned DESC, updated_at DESC, id DESC LIMIT ? OFFSET ?"
+        )))
+        .bind(i64::from(limit))
+        .bind(i64::from(offset))
+        .fetch_all(self.reader())
+        .await
+        .map_err(|e| self.err(e))?;
+        rows.into_iter().map(SessionRow::into_session).collect()
+    }
+
+    pub async fn rename_session(&self, key: &str, title: &str) -> StoreResult<()> {
+        self.update_session(
+            key,
+            "UPDATE sessions SET title = ?, updated_at = ? WHERE key = ?",
+            title,
+        )
+        .await
+    }
+
+    /// Pinning does not count as activity: the order among unpinned sessions is unchanged.
+    pub async fn pin_session(&self, key: &str, pinned: bool) -> StoreResult<()> {
+        let done = sqlx::query("UPDATE sessions SET pinned = ? WHERE key = ?")
+            .bind(pinned)
+            .bind(key)
+            .execute(self.writer())
+            .await
+            .map_err(|e| self.err(e))?;
+        if done.rows_affected() == 0 {
+            return Err(not_found(key));
+        }
+        Ok(())
+    }
+
+    pub async fn set_session_model(&self, key: &str, model: &str) -> StoreResult<()> {
+        self.update_session(
+            key,
+            "UPDATE sessions SET model = ?, updated_at = ? WHERE key = ?",
+            model,
+        )
+        .await
+    }
+
+    /// Replaces the session's state map.
+    pub async fn set_session_state(
+        &self,
+        key: &str,
+        state: &serde_json::Map<String, serde_json::Value>,
+    ) -> StoreResult<()> {
+        let json = serde_json::to_string(state)?;
+        self.update_session(
+            key,
+            "UPDATE sessions SET state = ?, updated_at = ? WHERE key = ?",
+            &json,
+        )
+        .await
+    }
+
+    /// Merges `delta` into the state in one statement (keys in `delta` win).
+    pub async fn apply_state_delta(
+        &self,
+        key: &str,
+        delta: &serde_json::Map<String, serde_json::Value>,
+    ) -> StoreResult<()> {
+        let json = serde_json::to_string(delta)?;
+        self.update_session(
+            key,
+            "UPDATE sessions SET state = json_patch(state, ?), updated_at = ? WHERE key = ?",
+            &json,
+        )
+        .await
+    }
+
+    /// Deletes the session with its messages, archive, observations, reflections and memory
+    /// cursor, in one statement (foreign keys cascade). Deleting a missing key is Ok.
+    pub async fn delete_session(&self, key: &str) -> StoreResult<bool> {
+        let done = sqlx::query("DELETE FROM sessions WHERE key = ?")
+            .bind(key)
+            .execute(self.writer())
+            .await
+            .map_err(|e| self.err(e))?;
+        Ok(done.rows_affected() > 0)
+    }
+
+    async fn update_session(&self, key: &str, sql: &'static str, value: &str) -> StoreResult<()> {
+        let done = sqlx::query(sql)
+            .bind(value)
+            .bind(now_ms())
+            .bind(key)
+            .execute(self.writer())
+            .await
+            .map_err(|e| self.err(e))?;
+        if done.rows_affected() == 0 {
+            return Err(not_found(key));
+        }
+        Ok(())
+    }
+
+    /// The session's row id, inside a transaction or not.
+    pub(crate) async fn session_id<'e, E>(&self, executor: E, key: &str) -> StoreResult<i64>
+    where
+        E: sqlx::SqliteExecutor<'e>,
+    {
+        sqlx::query_scalar("SELECT id FROM sessions WHERE key = ?")
+            .bind(key)
+            .fetch_optional(executor)
+            .await
+            .map_err(|e| self.err(e))?
+            .ok_or_else(|| not_found(key))
+    }
+}

@@ -1,0 +1,75 @@
+# Shared helpers for Lango's scripts (sourced, not run). Bash, Debian/Ubuntu.
+
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-auto}"
+T0=$SECONDS
+
+step() { echo "=== [$((SECONDS - T0))s] $*"; }
+die() { echo "error: $*" >&2; exit 1; }
+
+# Runs a command as root: directly when we are root, else through sudo.
+as_root() {
+    if [ "$(id -u)" -eq 0 ]; then "$@"
+    elif command -v sudo >/dev/null; then sudo "$@"
+    else die "need root to run: $* (install sudo or run as root)"
+    fi
+}
+
+# Installs the given Debian packages that are not installed yet; no-op (and no root
+# needed) when all are present.
+apt_install_missing() {
+    local missing=()
+    for pkg in "$@"; do
+        dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+    done
+    [ ${#missing[@]} -eq 0 ] && return 0
+    step "apt-get install ${missing[*]}"
+    as_root apt-get update -q
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
+}
+
+# What building the desktop app needs (BUILD-NOTES §1; bookworm has no libappindicator3-dev).
+BUILD_PACKAGES=(
+    build-essential pkg-config curl file ca-certificates
+    libwebkit2gtk-4.1-dev libgtk-3-dev libsoup-3.0-dev libjavascriptcoregtk-4.1-dev
+    libayatana-appindicator3-dev librsvg2-dev libssl-dev libxdo-dev libdbus-1-dev xdg-utils
+)
+
+# What the test suite adds: a virtual display, WebKit's WebDriver, a private D-Bus session
+# with a keyring for the keychain tests, ImageMagick for screenshots.
+TEST_PACKAGES=(xvfb xauth webkit2gtk-driver dbus dbus-x11 gnome-keyring imagemagick)
+
+ensure_toolchains() {
+    if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+        apt_install_missing nodejs npm
+    fi
+    local major
+    major="$(node -p 'process.versions.node.split(".")[0]')"
+    [ "$major" -ge 20 ] || die "Node.js >= 20.19 is needed for Vite 7 (found $(node --version))"
+    command -v cargo >/dev/null || die "Rust is needed: install it with rustup (https://rustup.rs), then re-run"
+}
+
+# ui/node_modules, refreshed when package.json or the lock changed. Not `npm ci`: the
+# registry lacks some other platforms' optional packages, so `npm ci` refuses our lock
+# (BUILD-NOTES §2); `npm install` keeps the locked versions.
+ensure_ui_deps() {
+    local stamp="$ROOT/ui/node_modules/.lango-installed"
+    if [ ! -f "$stamp" ] || [ "$ROOT/ui/package.json" -nt "$stamp" ] || [ "$ROOT/ui/package-lock.json" -nt "$stamp" ]; then
+        step "npm install (ui)"
+        (cd "$ROOT/ui" && npm install --no-audit --no-fund --loglevel=error)
+        touch "$stamp"
+    fi
+}
+
+build_ui() {
+    step "vite build (ui)"
+    (cd "$ROOT/ui" && npx vite build --logLevel warn)
+}
+
+# A debug binary with the UI embedded (custom-protocol), sharing target/ with the tests.
+build_app() {
+    step "cargo build (desktop app + CLI)"
+    (cd "$ROOT" && cargo build --locked -p lango-desktop -p lango-cli --features tauri/custom-protocol)
+}

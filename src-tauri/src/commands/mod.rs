@@ -1,0 +1,9 @@
+//! Typed commands the UI calls through `invoke`, grouped by domain. Each is a one-line
+//! call into `lango_core::app::App`; arguments and results are the serde types of
+//! `lango_core::app::dto` (camelCase on the wire), errors are `AppError {code, message}`.
+
+pub mod chat;
+pub mod memory;
+pub mod sessions;
+pub mod settings;
+pub mod status;

@@ -1,0 +1,80 @@
+//! The sessions sidebar and the message list.
+
+use lango_core::app::{AppError, ExportFormat, ExportResult, SessionSummary};
+use lango_core::store::{SearchHit, StoredMessage};
+use tauri::State;
+
+use crate::state::AppState;
+
+#[tauri::command]
+pub async fn list_sessions(
+    state: State<'_, AppState>,
+    limit: u32,
+) -> Result<Vec<SessionSummary>, AppError> {
+    state.app().await?.list_sessions(limit).await
+}
+
+#[tauri::command]
+pub async fn create_session(state: State<'_, AppState>) -> Result<SessionSummary, AppError> {
+    state.app().await?.create_session().await
+}
+
+#[tauri::command]
+pub async fn rename_session(
+    state: State<'_, AppState>,
+    key: String,
+    title: String,
+) -> Result<(), AppError> {
+    state.app().await?.rename_session(&key, &title).await
+}
+
+#[tauri::command]
+pub async fn pin_session(
+    state: State<'_, AppState>,
+    key: String,
+    pinned: bool,
+) -> Result<(), AppError> {
+    state.app().await?.pin_session(&key, pinned).await
+}
+
+#[tauri::command]
+pub async fn delete_session(state: State<'_, AppState>, key: String) -> Result<(), AppError> {
+    state.app().await?.delete_session(&key).await
+}
+
+#[tauri::command]
+pub async fn search(
+    state: State<'_, AppState>,
+    query: String,
+    session_key: Option<String>,
+    limit: u32,
+) -> Result<Vec<SearchHit>, AppError> {
+    state
+        .app()
+        .await?
+        .search(&query, session_key.as_deref(), limit)
+        .await
+}
+
+#[tauri::command]
+pub async fn page_messages(
+    state: State<'_, AppState>,
+    key: String,
+    before_seq: Option<i64>,
+    limit: u32,
+) -> Result<Vec<StoredMessage>, AppError> {
+    state
+        .app()
+        .await?
+        .page_messages(&key, before_seq, limit)
+        .await
+}
+
+#[tauri::command]
+pub async fn export_session(
+    state: State<'_, AppState>,
+    key: String,
+    format: ExportFormat,
+) -> Result<ExportResult, AppError> {
+    state.app().await?.export_session(&key, format).await
+}

@@ -1,0 +1,132 @@
+//! Lango's desktop shell. Owns the Tauri application: process set-up (logging, one instance
+//! per data folder), the window (from `tauri.conf.json`), the commands the UI may invoke,
+//! forwarding the memory's events to the window, and a graceful shutdown. It holds no chat
+//! logic of its own: commands are thin adapters over `lango_core::app::App`.
+
+pub mod commands;
+pub mod error;
+mod logging;
+pub mod state;
+
+use lango_core::app::App;
+use lango_core::instance::{self, Instance};
+use lango_core::paths::AppPaths;
+use tauri::{Emitter, Manager, RunEvent};
+
+pub use error::AppError;
+use state::AppState;
+
+/// Builds and runs the Tauri application. Returns when the app quits.
+pub fn run() {
+    let paths = match AppPaths::resolve(None) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("lango: {e}");
+            std::process::exit(2);
+        }
+    };
+    let log_file = logging::init(&paths.log_dir);
+    let primary = match instance::acquire(&paths.data_dir) {
+        Ok(Instance::Primary(p)) => Some(p),
+        Ok(Instance::Secondary) => {
+            tracing::info!(
+                "Lango is already running for {}; showed its window",
+                paths.data_dir.display()
+            );
+            return;
+        }
+        Err(e) => {
+            // Better two windows than none: say so and go on.
+            tracing::warn!("single-instance lock unavailable: {e}");
+            None
+        }
+    };
+    tracing::info!(data_dir = %paths.data_dir.display(), log = ?log_file, "starting Lango {}", env!("CARGO_PKG_VERSION"));
+
+    let app = tauri::Builder::default()
+        .manage(AppState::default())
+        .setup(move |app| {
+            let handle = app.handle().clone();
+            if let Some(primary) = primary {
+                let ping_handle = handle.clone();
+                primary.on_ping(move || {
+                    if let Some(window) = ping_handle.get_webview_window("main") {
+                        let _ = window.unminimize();
+                        let _ = window.show();
+                        let _ = window.set_focus();
+                    }
+                });
+            }
+            tauri::async_runtime::spawn(open_app(handle, paths.clone()));
+            Ok(())
+        })
+        .invoke_handler(tauri::generate_handler![
+            commands::status::app_status,
+            commands::sessions::list_sessions,
+            commands::sessions::create_session,
+            commands::sessions::rename_session,
+            commands::sessions::pin_session,
+            commands::sessions::delete_session,
+            commands::sessions::search,
+            commands::sessions::page_messages,
+            commands::sessions::export_session,
+            commands::chat::send_message,
+            commands::chat::regenerate,
+            commands::chat::edit_last,
+            commands::chat::stop_turn,
+            commands::memory::memory_overview,
+            commands::memory::memory_sources,
+            commands::memory::update_memory_item,
+            commands::memory::delete_memory_item,
+            commands::memory::inspect,
+            commands::settings::get_settings,
+            commands::settings::validate_settings,
+            commands::settings::save_settings,
+            commands::settings::set_api_key,
+            commands::settings::delete_api_key,
+            commands::settings::test_connection,
+            commands::settings::list_models,
+            commands::settings::set_model,
+        ])
+        .build(tauri::generate_context!());
+    let app = match app {
+        Ok(app) => app,
+        Err(e) => {
+            tracing::error!("Lango could not start its window: {e}");
+            eprintln!("lango: could not start the window: {e}");
+            std::process::exit(1);
+        }
+    };
+    app.run(|handle, event| {
+        if let RunEvent::Exit = event {
+            // Finish the memory cycle in progress and close the database cleanly.
+            if let Some(Ok(app)) = handle.state::<AppState>().get() {
+                let app = app.clone();
+                tauri::async_runtime::block_on(async move { app.shutdown().await });
+            }
+            tracing::info!("Lango stopped");
+        }
+    });
+}
+
+/// Opens the engine, then forwards its memory events to the window as `memory` events.
+async fn open_app(handle: tauri::AppHandle, paths: AppPaths) {
+    let opened = App::open(paths).await;
+    if let Err(e) = &opened {
+        tracing::error!("the app could not open its data: {e}");
+    }
+    let events = opened.as_ref().ok().map(App::subscribe_memory);
+    handle.state::<AppState>().set(opened);
+    let Some(mut events) = events else { return };
+    loop {
+        match events.recv().await {
+            Ok(event) => {
+                let _ = handle.emit("memory", &event);
+            }
+            Err(tokio::sync::broadcast::error::RecvError::Lagged(n)) => {
+                tracing::debug!("{n} memory events skipped (the window was busy)");
+            }
+            Err(tokio::sync::broadcast::error::RecvError::Closed) => break,
+        }
+    }
+}

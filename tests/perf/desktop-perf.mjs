@@ -1,0 +1,116 @@
+// Measures the desktop app the way a user feels it, and prints the numbers against the
+// goals of the desktop issue:
+//   - cold start → interactive window (the shell rendered and the backend answered), ≤ 1 s
+//   - idle RSS of the app and its WebKit processes, ≤ 150 MB
+//   - time to first paint of a 10,000-message conversation after clicking it, ≤ 300 ms
+//
+// Run through scripts/perf-desktop.sh (builds, seeds the conversation, starts Xvfb).
+// A measurement, not a test: it prints and never fails on a missed goal.
+
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { DEFAULT_APP_BIN, Session, startDriver, waitFor } from '../e2e/lib/webdriver.mjs';
+
+const APP_BIN = process.env.APP_BIN ?? DEFAULT_APP_BIN;
+const HOME = process.env.LANGO_HOME;
+const KEY = process.env.PERF_SESSION ?? 'perf-10k';
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** Resident memory (kB) of `pid` and all its descendants. */
+function treeRssKb(pid) {
+  const children = new Map();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (!children.has(ppid)) children.set(ppid, []);
+      children.get(ppid).push(Number(entry));
+    } catch {}
+  }
+  let total = 0;
+  const stack = [pid];
+  while (stack.length) {
+    const p = stack.pop();
+    try {
+      const m = readFileSync(`/proc/${p}/status`, 'utf8').match(/VmRSS:\s+(\d+) kB/);
+      if (m) total += Number(m[1]);
+    } catch {}
+    stack.push(...(children.get(p) ?? []));
+  }
+  return total;
+}
+
+function appPid(driverPid) {
+  // The app is a descendant of WebKitWebDriver: find the lango-desktop process.
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const cmd = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+      if (cmd.split('\0')[0] === APP_BIN) return Number(entry);
+    } catch {}
+  }
+  return null;
+}
+
+const line = (label, value, goal, ok) =>
+  console.log(`${label.padEnd(44)} ${value.padStart(10)}   goal ${goal.padEnd(9)} ${ok ? 'met' : 'MISSED'}`);
+
+const tmp = mkdtempSync(join(tmpdir(), 'lango-perf-'));
+const xdg = (n) => {
+  const d = join(tmp, n);
+  mkdirSync(d, { recursive: true });
+  return d;
+};
+const driver = await startDriver({
+  env: { LANGO_HOME: HOME, XDG_DATA_HOME: xdg('data'), XDG_CACHE_HOME: xdg('cache'), XDG_CONFIG_HOME: xdg('config') },
+});
+try {
+  // 1. Cold start to interactive: window up, shell rendered, version answered by the backend.
+  const t0 = performance.now();
+  const session = await Session.create(driver.url, { binary: APP_BIN });
+  await waitFor(async () => (await session.findAll('#app-version')).length > 0, { timeout: 30_000, interval: 10 });
+  await session.waitForText('#app-version', (t) => t.length > 0, 30_000);
+  const coldMs = performance.now() - t0;
+
+  // 2. Idle RSS after the window settled.
+  await sleep(3000);
+  const pid = appPid();
+  const rssMb = pid ? treeRssKb(pid) / 1024 : NaN;
+
+  // 3. First paint of the long conversation: click it, wait for its first rendered message
+  //    and the next animation frame, timed inside the page.
+  await session.waitForElement(`.session-item[data-key="${KEY}"]`, 15_000);
+  await session.execute(
+    `window.__perf = { start: performance.now(), paint: null };
+     const obs = new MutationObserver(() => {
+       if (document.querySelector('.message[data-seq]') && window.__perf.paint === null) {
+         window.__perf.paint = -1;
+         requestAnimationFrame(() => { window.__perf.paint = performance.now() - window.__perf.start; });
+         obs.disconnect();
+       }
+     });
+     obs.observe(document.body, { childList: true, subtree: true });
+     document.querySelector('.session-item[data-key="${KEY}"]').click();`,
+  );
+  const paintMs = await waitFor(
+    async () => {
+      const v = await session.execute('return window.__perf.paint');
+      return typeof v === 'number' && v >= 0 ? v : null;
+    },
+    { timeout: 30_000, interval: 20 },
+  );
+  const rendered = await session.execute('return document.querySelectorAll(".message").length');
+
+  console.log('Lango desktop performance (debug build unless APP_BIN says otherwise)');
+  line('cold start → interactive window', `${coldMs.toFixed(0)} ms`, '≤ 1000 ms', coldMs <= 1000);
+  line('idle RSS (app + WebKit processes)', `${rssMb.toFixed(0)} MB`, '≤ 150 MB', rssMb <= 150);
+  line(`first paint of a 10k-message session`, `${paintMs.toFixed(0)} ms`, '≤ 300 ms', paintMs <= 300);
+  console.log(`(${rendered} message elements in the DOM: the list is virtualised)`);
+  await session.delete().catch(() => {});
+} finally {
+  await driver.stop();
+  rmSync(tmp, { recursive: true, force: true });
+}

@@ -1,0 +1,89 @@
+/**
+ * Every backend command the UI calls, typed. The only module that calls `invoke`: components
+ * import these functions (and tests mock this module). Each rejects with an `AppError`
+ * (`{code, message}`), normalised by `toAppError`.
+ */
+
+import { Channel, invoke } from '@tauri-apps/api/core';
+import { toAppError } from '../errors';
+import type {
+  AppStatus,
+  ChatEvent,
+  ExportFormat,
+  ExportResult,
+  InspectView,
+  KeyLocation,
+  MemoryItemKind,
+  MemoryOverview,
+  ModelEntry,
+  SearchHit,
+  SessionSummary,
+  SettingsDocument,
+  SettingsView,
+  StoredMessage,
+  TurnOutcome,
+  ValidationReport,
+} from './types';
+
+async function call<T>(command: string, args?: Record<string, unknown>): Promise<T> {
+  try {
+    return (await invoke(command, args)) as T;
+  } catch (reason) {
+    throw toAppError(reason);
+  }
+}
+
+function channel(onEvent: (event: ChatEvent) => void): Channel<ChatEvent> {
+  const ch = new Channel<ChatEvent>();
+  ch.onmessage = onEvent;
+  return ch;
+}
+
+export const appStatus = () => call<AppStatus>('app_status');
+
+// Sessions
+export const listSessions = (limit = 500) => call<SessionSummary[]>('list_sessions', { limit });
+export const createSession = () => call<SessionSummary>('create_session');
+export const renameSession = (key: string, title: string) =>
+  call<void>('rename_session', { key, title });
+export const pinSession = (key: string, pinned: boolean) => call<void>('pin_session', { key, pinned });
+export const deleteSession = (key: string) => call<void>('delete_session', { key });
+export const search = (query: string, sessionKey: string | null = null, limit = 50) =>
+  call<SearchHit[]>('search', { query, sessionKey, limit });
+export const pageMessages = (key: string, beforeSeq: number | null, limit = 100) =>
+  call<StoredMessage[]>('page_messages', { key, beforeSeq, limit });
+export const exportSession = (key: string, format: ExportFormat) =>
+  call<ExportResult>('export_session', { key, format });
+
+// Chat
+export const sendMessage = (key: string, text: string, onEvent: (e: ChatEvent) => void) =>
+  call<TurnOutcome>('send_message', { key, text, onEvent: channel(onEvent) });
+export const regenerate = (key: string, onEvent: (e: ChatEvent) => void) =>
+  call<TurnOutcome>('regenerate', { key, onEvent: channel(onEvent) });
+export const editLast = (key: string, text: string, onEvent: (e: ChatEvent) => void) =>
+  call<TurnOutcome>('edit_last', { key, text, onEvent: channel(onEvent) });
+export const stopTurn = (key: string) => call<boolean>('stop_turn', { key });
+
+// Memory
+export const memoryOverview = (key: string) => call<MemoryOverview>('memory_overview', { key });
+export const memorySources = (key: string, seqStart: number, seqEnd: number) =>
+  call<StoredMessage[]>('memory_sources', { key, seqStart, seqEnd });
+export const updateMemoryItem = (kind: MemoryItemKind, id: string, content: string) =>
+  call<void>('update_memory_item', { kind, id, content });
+export const deleteMemoryItem = (kind: MemoryItemKind, id: string) =>
+  call<void>('delete_memory_item', { kind, id });
+export const inspect = (key: string) => call<InspectView>('inspect', { key });
+
+// Settings
+export const getSettings = () => call<SettingsView>('get_settings');
+export const validateSettings = (document: SettingsDocument) =>
+  call<ValidationReport>('validate_settings', { document });
+export const saveSettings = (document: SettingsDocument) =>
+  call<SettingsView>('save_settings', { document });
+export const setApiKey = (provider: string, key: string) =>
+  call<KeyLocation>('set_api_key', { provider, key });
+export const deleteApiKey = (provider: string) => call<void>('delete_api_key', { provider });
+export const testConnection = (document: SettingsDocument, provider: string, key: string | null) =>
+  call<ModelEntry[]>('test_connection', { document, provider, key });
+export const listModels = () => call<ModelEntry[]>('list_models');
+export const setModel = (model: string) => call<SettingsView>('set_model', { model });

@@ -1,0 +1,244 @@
+/**
+ * The wire types of the desktop backend: TypeScript mirrors of
+ * `crates/lango-core/src/app/dto.rs` and the store rows it returns (serde, camelCase).
+ * Change both sides together.
+ */
+
+export type { AppError } from '../errors';
+import type { AppError } from '../errors';
+
+export interface KeychainInfo {
+  available: boolean;
+  reason: string | null;
+  fileFallbackAllowed: boolean;
+}
+
+export interface AppStatus {
+  version: string;
+  dataDir: string;
+  configFile: string;
+  logDir: string;
+  /** A provider is configured and chat works. */
+  ready: boolean;
+  provider: string;
+  /** "" = the provider's default model. */
+  model: string;
+  memoryEnabled: boolean;
+  /** Why chat is unavailable; `code === 'no_provider'` on first run. */
+  problem: AppError | null;
+  keychain: KeychainInfo;
+}
+
+export interface SessionSummary {
+  key: string;
+  /** "" until the first message names it. */
+  title: string;
+  model: string;
+  pinned: boolean;
+  /** Unix milliseconds. */
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface ToolCall {
+  id: string;
+  name: string;
+  /** JSON text of the arguments (assistant rows). */
+  input?: string;
+  /** JSON text of the result (tool rows). */
+  output?: string;
+  thought?: boolean;
+}
+
+export type MessageStatus = 'complete' | 'partial' | 'interrupted' | 'error';
+
+export interface StoredMessage {
+  id: number;
+  /** Orders everything in a session; unique, never reused. */
+  seq: number;
+  /** user | assistant | tool (legacy: model, function). */
+  role: string;
+  author: string;
+  content: string;
+  toolCalls: ToolCall[];
+  status: MessageStatus;
+  kind: 'message' | 'summary';
+  tokenCount: number;
+  createdAt: number;
+  /** Moved out of the model's history by memory compaction (still shown). */
+  archived: boolean;
+}
+
+export type SearchHitKind = 'message' | 'observation' | 'reflection';
+
+export interface SearchHit {
+  sessionKey: string;
+  sessionTitle: string;
+  kind: SearchHitKind;
+  itemId: string;
+  seq: number | null;
+  /** Matching text; matches wrapped in `[` `]`. Plain text, never HTML. */
+  snippet: string;
+  archived: boolean;
+}
+
+/** Streamed during a turn through a Tauri Channel. */
+export type ChatEvent =
+  | { type: 'delta'; text: string }
+  | { type: 'toolCall'; id: string; name: string; args: unknown }
+  | { type: 'toolResult'; id: string; name: string; result: unknown };
+
+export type TurnStatus = 'complete' | 'stopped' | 'failed';
+
+export interface TurnOutcome {
+  status: TurnStatus;
+  error: AppError | null;
+}
+
+export type ExportFormat = 'markdown' | 'json';
+
+export interface ExportResult {
+  path: string;
+  bytes: number;
+}
+
+export interface Observation {
+  id: string;
+  sessionKey: string;
+  content: string;
+  tokenCount: number;
+  seqStart: number;
+  seqEnd: number;
+  createdAt: number;
+}
+
+export interface Reflection {
+  id: string;
+  sessionKey: string;
+  content: string;
+  tokenCount: number;
+  /** 1 = condensed observations; > 1 = condensed reflections. */
+  generation: number;
+  seqStart: number;
+  seqEnd: number;
+  /** Tokens of what it condensed ("tokens saved" = this − tokenCount). */
+  sourceTokenCount: number;
+  createdAt: number;
+}
+
+export type MemoryPhase = 'idle' | 'observing' | 'reflecting';
+
+export interface MemoryStatus {
+  sessionKey: string;
+  phase: MemoryPhase;
+  unobservedTokens: number;
+  messageTokenThreshold: number;
+  observationTokens: number;
+  observationTokenThreshold: number;
+  observations: number;
+  reflections: number;
+}
+
+export interface MemoryOverview {
+  enabled: boolean;
+  status: MemoryStatus | null;
+  observations: Observation[];
+  reflections: Reflection[];
+}
+
+export type MemoryItemKind = 'observation' | 'reflection';
+
+/** Emitted on the Tauri event `memory`. */
+export type MemoryEvent =
+  | ({ type: 'status' } & MemoryStatus)
+  | ({ type: 'observationAdded' } & Observation)
+  | { type: 'reflectionAdded'; reflection: Reflection; condensed: number };
+
+export interface SectionView {
+  /** base | knowledge | runtime | memory */
+  name: string;
+  tokens: number;
+  budget: number | null;
+}
+
+export interface HistoryItemView {
+  role: string;
+  text: string;
+}
+
+export interface InspectView {
+  systemPrompt: string;
+  sections: SectionView[];
+  history: HistoryItemView[];
+  historyTokens: number;
+  historyBudget: number;
+  memoryTokens: number;
+  memoryBudget: number | null;
+  memoryEnabled: boolean;
+  errors: string[];
+}
+
+export type KeyLocation =
+  | { kind: 'environment'; var: string }
+  | { kind: 'keychain' }
+  | { kind: 'file'; path: string }
+  | { kind: 'missing' };
+
+export interface ProviderKey {
+  provider: string;
+  location: KeyLocation;
+  description: string;
+}
+
+/** The settings document, exactly as settings.json (camelCase). Keys are never in it. */
+export interface SettingsDocument {
+  agent: {
+    provider: string;
+    model: string;
+    systemPrompt: string;
+    temperature: number;
+    maxTokens: number;
+    [other: string]: unknown;
+  };
+  providers: Record<string, { type: string; baseUrl?: string; defaultModel?: string }>;
+  observationalMemory: {
+    enabled: boolean;
+    provider: string;
+    model: string;
+    messageTokenThreshold: number;
+    observationTokenThreshold: number;
+    maxMessageTokenBudget: number;
+    maxReflectionsInContext: number;
+    maxObservationsInContext: number;
+    memoryTokenBudget: number;
+    reflectionConsolidationThreshold: number;
+    [other: string]: unknown;
+  };
+  secrets: { allowFileStore: boolean };
+  appearance: { theme: 'system' | 'light' | 'dark' };
+  [other: string]: unknown;
+}
+
+export interface SettingsView {
+  settings: SettingsDocument;
+  keys: ProviderKey[];
+  keychain: KeychainInfo;
+  /** The settings file could not be used; the app runs on defaults until saved. */
+  loadError: AppError | null;
+}
+
+export interface Problem {
+  /** Dotted path, e.g. `observationalMemory.messageTokenThreshold`. */
+  field: string;
+  message: string;
+}
+
+export interface ValidationReport {
+  problems: Problem[];
+  warnings: string[];
+}
+
+export interface ModelEntry {
+  id: string;
+  displayName: string;
+}

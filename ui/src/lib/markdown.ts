@@ -1,0 +1,280 @@
+/**
+ * Assistant messages as HTML: Markdown (marked, GitHub flavour) → highlighted code blocks
+ * (highlight.js core with a handful of languages) → sanitised (DOMPurify).
+ *
+ * Model output is untrusted and this webview can call backend commands, so the sanitiser is
+ * strict: the HTML profile only (no SVG/MathML), no scripts, frames, forms, buttons, styles,
+ * media or `<base>`/`<meta>`; no event handlers, `style`, `id`, `name` or `data-*`
+ * attributes; class names limited to highlight.js's; URLs limited to http(s), mailto and
+ * in-page anchors (images also data:). Links open outside the app's window
+ * (`target="_blank" rel="noopener noreferrer"`).
+ *
+ * Code blocks get a header with their language and a Copy button, added after sanitising
+ * (so the model can never write its own buttons). The button has class `copy-code`; the
+ * component that shows the HTML handles its clicks.
+ */
+
+import { Marked, type Tokens } from 'marked';
+import DOMPurify, { type Config, type DOMPurify as Purifier } from 'dompurify';
+import hljs from 'highlight.js/lib/core';
+import bash from 'highlight.js/lib/languages/bash';
+import c from 'highlight.js/lib/languages/c';
+import cpp from 'highlight.js/lib/languages/cpp';
+import css from 'highlight.js/lib/languages/css';
+import diff from 'highlight.js/lib/languages/diff';
+import go from 'highlight.js/lib/languages/go';
+import java from 'highlight.js/lib/languages/java';
+import javascript from 'highlight.js/lib/languages/javascript';
+import json from 'highlight.js/lib/languages/json';
+import markdown from 'highlight.js/lib/languages/markdown';
+import python from 'highlight.js/lib/languages/python';
+import rust from 'highlight.js/lib/languages/rust';
+import shell from 'highlight.js/lib/languages/shell';
+import sql from 'highlight.js/lib/languages/sql';
+import typescript from 'highlight.js/lib/languages/typescript';
+import xml from 'highlight.js/lib/languages/xml';
+import yaml from 'highlight.js/lib/languages/yaml';
+
+const LANGUAGES = {
+  bash,
+  c,
+  cpp,
+  css,
+  diff,
+  go,
+  java,
+  javascript,
+  json,
+  markdown,
+  python,
+  rust,
+  shell,
+  sql,
+  typescript,
+  xml,
+  yaml,
+};
+for (const [name, language] of Object.entries(LANGUAGES)) hljs.registerLanguage(name, language);
+// A few common names the grammars do not declare themselves.
+hljs.registerAliases(['sh', 'zsh', 'console'], { languageName: 'bash' });
+hljs.registerAliases(['html', 'svg', 'vue', 'svelte'], { languageName: 'xml' });
+hljs.registerAliases(['jsonc', 'json5'], { languageName: 'json' });
+
+const ESCAPES: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+};
+
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (ch) => ESCAPES[ch]);
+}
+
+/** The language name of a fence's info string ("ts title=x" → "ts"), safe for a class. */
+export function fenceLanguage(info: string | undefined): string {
+  const first = (info ?? '').trim().split(/\s+/)[0] ?? '';
+  return first.toLowerCase().replace(/[^a-z0-9_+#.-]/g, '').slice(0, 32);
+}
+
+/** Highlighted HTML of `code` when `lang` is a registered language, else the escaped code. */
+export function highlightCode(code: string, lang: string): string {
+  if (lang && hljs.getLanguage(lang)) {
+    try {
+      return hljs.highlight(code, { language: lang, ignoreIllegals: true }).value;
+    } catch {
+      // fall through to plain text
+    }
+  }
+  return escapeHtml(code);
+}
+
+const marked = new Marked({
+  gfm: true,
+  breaks: false,
+  async: false,
+  renderer: {
+    code({ text, lang }: Tokens.Code): string {
+      const language = fenceLanguage(lang);
+      const body = highlightCode(text.replace(/\n$/, ''), language);
+      const cls = language ? `hljs language-${language}` : 'hljs';
+      return `<pre><code class="${cls}">${body}</code></pre>\n`;
+    },
+  },
+});
+
+const FORBID_TAGS = [
+  'script',
+  'style',
+  'link',
+  'meta',
+  'base',
+  'title',
+  'iframe',
+  'frame',
+  'frameset',
+  'object',
+  'embed',
+  'applet',
+  'form',
+  'input',
+  'button',
+  'textarea',
+  'select',
+  'option',
+  'optgroup',
+  'label',
+  'fieldset',
+  'dialog',
+  'template',
+  'slot',
+  'video',
+  'audio',
+  'source',
+  'track',
+  'picture',
+  'canvas',
+  'map',
+  'area',
+  'marquee',
+];
+
+const FORBID_ATTR = [
+  'style',
+  'id',
+  'name',
+  'form',
+  'formaction',
+  'action',
+  'srcset',
+  'ping',
+  'background',
+  'poster',
+  'autofocus',
+  'tabindex',
+  'contenteditable',
+  'accesskey',
+  'usemap',
+];
+
+/** http(s), mailto and in-page anchors. Anything else (javascript:, data:, relative) goes. */
+const ALLOWED_URI = /^(?:(?:https?|mailto):|#)/i;
+const SAFE_CLASS = /^(?:hljs(?:-[a-z0-9_-]+)?|language-[a-z0-9_+#.-]+|[a-z]+_)$/i;
+
+const CONFIG: Config = {
+  USE_PROFILES: { html: true },
+  FORBID_TAGS,
+  FORBID_ATTR,
+  ALLOWED_URI_REGEXP: ALLOWED_URI,
+  ALLOW_DATA_ATTR: false,
+  ALLOW_ARIA_ATTR: false,
+  ALLOW_UNKNOWN_PROTOCOLS: false,
+  SANITIZE_DOM: true,
+  KEEP_CONTENT: true,
+};
+
+let purifier: Purifier | null = null;
+
+function getPurifier(): Purifier {
+  if (purifier) return purifier;
+  const p = DOMPurify(window);
+  p.addHook('uponSanitizeAttribute', (_node, data) => {
+    if (data.attrName === 'class') {
+      const kept = data.attrValue
+        .split(/\s+/)
+        .filter((c) => c && SAFE_CLASS.test(c))
+        .join(' ');
+      if (kept) data.attrValue = kept;
+      else data.keepAttr = false;
+    }
+  });
+  p.addHook('afterSanitizeAttributes', (node) => {
+    if (node.nodeName === 'A') {
+      const a = node as HTMLAnchorElement;
+      if (a.hasAttribute('href')) {
+        a.setAttribute('target', '_blank');
+        a.setAttribute('rel', 'noopener noreferrer');
+      } else {
+        a.removeAttribute('target');
+      }
+    } else if (node.nodeName === 'IMG') {
+      node.setAttribute('referrerpolicy', 'no-referrer');
+      node.setAttribute('loading', 'lazy');
+    }
+  });
+  purifier = p;
+  return p;
+}
+
+/** Any HTML string, sanitised by the rules above (for tests and other callers). */
+export function sanitizeHtml(html: string): string {
+  return getPurifier().sanitize(html, { ...CONFIG, RETURN_TRUSTED_TYPE: false }) as string;
+}
+
+/** Wraps each `<pre><code>` in a block with a language label and a Copy button. */
+function decorateCodeBlocks(root: DocumentFragment): void {
+  const doc = root.ownerDocument ?? document;
+  for (const pre of Array.from(root.querySelectorAll('pre'))) {
+    const code = pre.querySelector(':scope > code');
+    if (!code) continue;
+    const langClass = Array.from(code.classList).find((c) => c.startsWith('language-'));
+    const lang = langClass ? langClass.slice('language-'.length) : '';
+    if (!code.classList.contains('hljs')) code.classList.add('hljs');
+
+    const block = doc.createElement('div');
+    block.className = 'code-block';
+    const head = doc.createElement('div');
+    head.className = 'code-head';
+    const label = doc.createElement('span');
+    label.className = 'code-lang';
+    label.textContent = lang || 'text';
+    const copy = doc.createElement('button');
+    copy.type = 'button';
+    copy.className = 'copy-code';
+    copy.setAttribute('aria-label', lang ? `Copy ${lang} code` : 'Copy code');
+    copy.textContent = 'Copy';
+    head.append(label, copy);
+    pre.replaceWith(block);
+    block.append(head, pre);
+  }
+}
+
+function render(source: string): string {
+  const raw = marked.parse(source) as string;
+  const fragment = getPurifier().sanitize(raw, { ...CONFIG, RETURN_DOM_FRAGMENT: true });
+  decorateCodeBlocks(fragment);
+  const holder = document.createElement('div');
+  holder.append(fragment);
+  return holder.innerHTML;
+}
+
+const CACHE_SIZE = 400;
+const cache = new Map<string, string>();
+
+/**
+ * Markdown → safe HTML. Finished messages are cached (the virtual list mounts the same rows
+ * again and again while scrolling); pass `cacheable: false` for text still streaming.
+ */
+export function renderMarkdown(source: string, cacheable = true): string {
+  if (!source) return '';
+  if (cacheable) {
+    const hit = cache.get(source);
+    if (hit !== undefined) {
+      cache.delete(source);
+      cache.set(source, hit);
+      return hit;
+    }
+  }
+  let html: string;
+  try {
+    html = render(source);
+  } catch {
+    html = `<p>${escapeHtml(source)}</p>`;
+  }
+  if (cacheable) {
+    cache.set(source, html);
+    if (cache.size > CACHE_SIZE) cache.delete(cache.keys().next().value as string);
+  }
+  return html;
+}

@@ -1,0 +1,33 @@
+/**
+ * App-wide keyboard shortcuts, as a pure function so the mapping is unit-tested.
+ * Ctrl (⌘ on macOS) + N new chat, + K search, + , settings, + L focus the composer;
+ * Escape stops the reply being written.
+ */
+
+export type ShortcutAction = 'newChat' | 'search' | 'settings' | 'focusComposer' | 'stop';
+
+export interface KeyLike {
+  key: string;
+  ctrlKey: boolean;
+  metaKey: boolean;
+  altKey: boolean;
+  shiftKey: boolean;
+}
+
+export function shortcutFor(event: KeyLike): ShortcutAction | null {
+  const mod = event.ctrlKey || event.metaKey;
+  if (event.key === 'Escape' && !mod && !event.altKey) return 'stop';
+  if (!mod || event.altKey) return null;
+  switch (event.key.toLowerCase()) {
+    case 'n':
+      return 'newChat';
+    case 'k':
+      return 'search';
+    case ',':
+      return 'settings';
+    case 'l':
+      return 'focusComposer';
+    default:
+      return null;
+  }
+}
