@@ -210,7 +210,7 @@ describe('Lango desktop: provider, chat, stop, regenerate, sessions, memory, set
 
   test('with low thresholds, observations and a reflection appear and the inspector shows memory', async () => {
     await session.clickCss('#nav-settings');
-    const enabled = await session.find('#memory-enabled');
+    const enabled = await session.waitForElement('#memory-enabled');
     if ((await session.execute('return document.querySelector("#memory-enabled").checked')) !== true) {
       await session.click(enabled);
     }
@@ -220,18 +220,40 @@ describe('Lango desktop: provider, chat, stop, regenerate, sessions, memory, set
     await session.clickCss('#save-settings');
     await session.waitForText('#settings-saved', (t) => /saved/i.test(t));
 
-    await session.clickCss('#nav-chat');
-    for (let i = 1; i <= 6; i++) {
+    // Chat until the memory browser shows an observation, then on until it shows a reflection
+    // (each reflection condenses the observations before it, so both are checked as they land).
+    const MAX_TURNS = 12;
+    let turn = 0;
+    const chatTurn = async () => {
+      turn += 1;
+      await session.clickCss('#nav-chat');
       await session.waitForElement('#composer-input:not([disabled])', 15_000);
-      await sendMessage(`Turn ${i}: I am planning a trip to Lisbon and I love grilled sardines.`);
+      await sendMessage(`Turn ${turn}: I am planning a trip to Lisbon and I love grilled sardines.`);
       await waitIdle();
+    };
+    const memoryShows = async (css) => {
+      await session.clickCss('#nav-memory');
+      return session.waitForElement(css, 8_000).then(
+        () => true,
+        () => false,
+      );
+    };
+    let sawObservation = false;
+    while (!sawObservation && turn < MAX_TURNS) {
+      await chatTurn();
+      sawObservation = await memoryShows('.observation-item');
     }
-    await session.clickCss('#nav-memory');
-    await waitFor(
-      async () => (await session.exists('.reflection-item')) && (await session.exists('.observation-item')),
-      { what: 'an observation and a reflection in the memory browser', timeout: 60_000, interval: 500 },
-    );
+    assert.ok(sawObservation, `no observation in the memory browser after ${turn} turns`);
     assert.match(await session.text(await session.find('.observation-item')), /testing the memory of Lango/);
+    await session.screenshot('desktop memory browser with an observation');
+
+    let sawReflection = false;
+    while (!sawReflection && turn < MAX_TURNS) {
+      await chatTurn();
+      sawReflection = await memoryShows('.reflection-item');
+    }
+    assert.ok(sawReflection, `no reflection in the memory browser after ${turn} turns`);
+    assert.match(await session.text(await session.find('.reflection-item')), /testing the memory of Lango/);
     await session.clickCss('#inspector-tab');
     await session.waitForText('#inspector-system-prompt', (t) => t.includes('## Conversation Memory'), 15_000);
     assert.ok(await session.exists('.section-row[data-name="memory"]'));

@@ -206,8 +206,9 @@ export class Session {
     return this.cmd('POST', `/element/${el}/click`, {});
   }
 
-  async clickCss(css) {
-    return this.click(await this.find(css));
+  /** Waits for `css` to match (views render asynchronously, as a user would wait), then clicks it. */
+  async clickCss(css, timeout = 10_000) {
+    return this.click(await this.waitForElement(css, timeout));
   }
 
   text(el) {
@@ -223,11 +224,12 @@ export class Session {
     return this.cmd('POST', `/element/${el}/clear`, {});
   }
 
-  /** Clears the field found by `css` and types `text` into it. */
-  async fill(css, text) {
-    const el = await this.find(css);
+  /** Waits for the field found by `css`, clears it and types `text` into it. */
+  async fill(css, text, timeout = 10_000) {
+    const el = await this.waitForElement(css, timeout);
     await this.clear(el);
-    await this.type(el, text);
+    // WebDriver rejects an empty "send keys"; clearing is all an empty value needs.
+    if (text !== '') await this.type(el, text);
     return el;
   }
 
