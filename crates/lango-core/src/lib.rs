@@ -1,6 +1,6 @@
 //! Lango's engine. Owns everything a chat needs that is not a window: the SQLite store,
-//! token counting, configuration, secrets (and, in later issues, providers, the agent
-//! runtime and observational memory).
+//! token counting, configuration, secrets, the model providers, the agent runtime, the
+//! observational memory, and `app`, the typed service the desktop shell exposes as commands.
 //!
 //! It must not depend on tauri, GTK or any GUI crate: the desktop shell and the CLI are thin
 //! callers of this crate, and its tests build without a display.

@@ -421,3 +421,64 @@ async fn a_corrupt_database_is_an_error_and_is_left_in_place() {
         b"this is not a database, but it is the user's file"
     );
 }
+
+/// spec 002 "Wire compactor during app initialization": the app, built from settings with
+/// memory on, wires compaction into the memory cycle — the rows an observation covers leave
+/// the model's history for one summary row, and stay viewable from the archive.
+#[tokio::test]
+async fn wire_compactor_during_app_initialization() {
+    let home = tempfile::tempdir().unwrap();
+    let fake = FakeProvider::start(Script::new([Turn::text([
+        "The user asked about Lisbon several times.",
+    ])]))
+    .await;
+    let mut doc = settings_with_provider(&format!("{}/v1", fake.base_url()));
+    doc["observationalMemory"] = json!({
+        "enabled": true,
+        "messageTokenThreshold": 30,
+        "observationTokenThreshold": 10000,
+    });
+    std::fs::write(home.path().join("settings.json"), doc.to_string()).unwrap();
+    let app = open_app(home.path()).await;
+    let mut events = app.subscribe_memory();
+    for i in 0..4 {
+        send(
+            &app,
+            "compact",
+            &format!("Turn {i}: tell me about Lisbon's old town, please."),
+        )
+        .await;
+    }
+    let added = tokio::time::timeout(Duration::from_secs(20), async {
+        loop {
+            if let Ok(lango_core::memory::MemoryEvent::ObservationAdded(o)) = events.recv().await {
+                return o;
+            }
+        }
+    })
+    .await
+    .expect("an observation is added");
+
+    let history = app.store().list_messages("compact").await.unwrap();
+    assert_eq!(
+        history.first().map(|m| m.kind),
+        Some(lango_core::store::MessageKind::Summary),
+        "the history starts with the compaction summary"
+    );
+    // (The summary row takes the seq just below the oldest remaining row, so only ordinary
+    // rows are checked against the covered range.)
+    assert!(
+        history
+            .iter()
+            .filter(|m| m.kind == lango_core::store::MessageKind::Message)
+            .all(|m| m.seq < added.seq_start || m.seq > added.seq_end),
+        "covered rows are still in the model's history"
+    );
+    let archived = app
+        .memory_sources("compact", added.seq_start, added.seq_end)
+        .await
+        .unwrap();
+    assert!(!archived.is_empty());
+    assert!(archived.iter().all(|m| m.archived));
+    app.shutdown().await;
+}

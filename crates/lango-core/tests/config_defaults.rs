@@ -130,3 +130,51 @@ fn network_timeouts_default_and_must_be_positive() {
         "{problems:?}"
     );
 }
+
+// ---- spec 002 "OM Configuration" --------------------------------------------------------
+
+#[test]
+fn configuration_structure() {
+    // Every field the spec lists is read from the file under its camelCase name.
+    let settings = valid(json!({
+        "providers": {"obs": {"type": "openai"}},
+        "observationalMemory": {
+            "enabled": true,
+            "provider": "obs",
+            "model": "gpt-4o-mini",
+            "messageTokenThreshold": 1500,
+            "observationTokenThreshold": 2500,
+            "maxMessageTokenBudget": 9000
+        }
+    }));
+    let om = &settings.observational_memory;
+    assert!(om.enabled);
+    assert_eq!(om.provider, "obs");
+    assert_eq!(om.model, "gpt-4o-mini");
+    assert_eq!(om.message_token_threshold, 1500);
+    assert_eq!(om.observation_token_threshold, 2500);
+    assert_eq!(om.max_message_token_budget, 9000);
+}
+
+#[test]
+fn default_disabled() {
+    // No OM section at all: memory is off. The "zero impact" half (the request the provider
+    // receives is byte for byte what it was) is lango-cli's
+    // `with_memory_off_the_request_is_exactly_what_it_was`.
+    let settings = valid(json!({"agent": {"temperature": 0.2}}));
+    assert!(!settings.observational_memory.enabled);
+    assert_eq!(
+        settings.observational_memory,
+        Settings::default().observational_memory
+    );
+}
+
+#[test]
+fn threshold_defaults() {
+    let settings = valid(json!({"observationalMemory": {"enabled": true}}));
+    let om = &settings.observational_memory;
+    assert!(om.enabled);
+    assert_eq!(om.message_token_threshold, 1000);
+    assert_eq!(om.observation_token_threshold, 2000);
+    assert_eq!(om.max_message_token_budget, 8000);
+}

@@ -202,3 +202,30 @@ async fn sequence_safety_applies_when_the_store_cut_the_tail() {
     assert!(a.older_messages_cut());
     assert_eq!(first_texts(&session.events().all()), ["U2", "A2"]);
 }
+
+/// Spec 000 "Fallback to message count", superseded by spec 003: with memory off there is no
+/// 100-message cap any more — the token budget alone decides, so 150 cheap rows that fit are
+/// all sent.
+#[tokio::test]
+async fn fallback_to_message_count_is_replaced_by_the_token_budget() {
+    let (_dir, store) = temp_store_with_cost(10).await;
+    let rows: Vec<_> = (0..150)
+        .map(|i| {
+            row(
+                if i % 2 == 0 { "user" } else { "assistant" },
+                "",
+                &format!("m{i}"),
+                vec![],
+            )
+        })
+        .collect();
+    seed(&store, "s", rows).await;
+    // The default budget (32,000) holds all 150 rows of cost 10.
+    let all = kept(&service(&store, "", 0), "s").await;
+    assert_eq!(all.len(), 150);
+    assert_eq!(all[0], "m0");
+    // A budget of 1,200 holds the newest 120: still more than 100, and the newest last.
+    let tail = kept(&service(&store, "", 1_200), "s").await;
+    assert_eq!(tail.len(), 120);
+    assert_eq!(tail.last().map(String::as_str), Some("m149"));
+}
