@@ -68,6 +68,37 @@ async fn send(app: &App, key: &str, text: &str) -> (TurnOutcome, String) {
     (outcome, streamed_text(&seen))
 }
 
+/// An app whose provider answers every call with `note`, with the memory on and `memory`
+/// merged into `observationalMemory`.
+async fn app_with_memory(note: &str, memory: Value) -> (tempfile::TempDir, FakeProvider, App) {
+    let home = tempfile::tempdir().unwrap();
+    let fake = FakeProvider::start(Script::new([Turn::text([note])])).await;
+    let mut doc = settings_with_provider(&format!("{}/v1", fake.base_url()));
+    let mut om = json!({"enabled": true});
+    if let (Some(om), Some(extra)) = (om.as_object_mut(), memory.as_object()) {
+        om.extend(extra.clone());
+    }
+    doc["observationalMemory"] = om;
+    std::fs::write(home.path().join("settings.json"), doc.to_string()).unwrap();
+    let app = open_app(home.path()).await;
+    (home, fake, app)
+}
+
+/// Waits (at most 20 s) for the memory's first "observation added" event.
+async fn first_observation(
+    events: &mut tokio::sync::broadcast::Receiver<lango_core::memory::MemoryEvent>,
+) -> lango_core::store::Observation {
+    tokio::time::timeout(Duration::from_secs(20), async {
+        loop {
+            if let Ok(lango_core::memory::MemoryEvent::ObservationAdded(o)) = events.recv().await {
+                return o;
+            }
+        }
+    })
+    .await
+    .expect("an observation is added")
+}
+
 #[tokio::test]
 async fn first_run_without_a_provider_is_a_guided_state_not_an_error() {
     let home = tempfile::tempdir().unwrap();
@@ -334,20 +365,11 @@ async fn search_finds_the_conversation_and_delete_removes_it() {
 
 #[tokio::test]
 async fn with_low_thresholds_memory_fills_the_browser_and_the_inspector_shows_it() {
-    let home = tempfile::tempdir().unwrap();
-    let fake = FakeProvider::start(Script::new([Turn::text([
+    let (_home, _fake, app) = app_with_memory(
         "The user is planning a trip to Lisbon in May and likes seafood.",
-    ])]))
+        json!({"messageTokenThreshold": 30, "observationTokenThreshold": 10000, "maxMessageTokenBudget": 2000}),
+    )
     .await;
-    let mut doc = settings_with_provider(&format!("{}/v1", fake.base_url()));
-    doc["observationalMemory"] = json!({
-        "enabled": true,
-        "messageTokenThreshold": 30,
-        "observationTokenThreshold": 10000,
-        "maxMessageTokenBudget": 2000,
-    });
-    std::fs::write(home.path().join("settings.json"), doc.to_string()).unwrap();
-    let app = open_app(home.path()).await;
     let mut events = app.subscribe_memory();
     for i in 0..4 {
         send(
@@ -358,15 +380,7 @@ async fn with_low_thresholds_memory_fills_the_browser_and_the_inspector_shows_it
         .await;
     }
     // The memory runs in the background after turns; wait for its "memory updated" event.
-    let added = tokio::time::timeout(Duration::from_secs(20), async {
-        loop {
-            if let Ok(lango_core::memory::MemoryEvent::ObservationAdded(o)) = events.recv().await {
-                return o;
-            }
-        }
-    })
-    .await
-    .expect("an observation is added");
+    let added = first_observation(&mut events).await;
     assert_eq!(added.session_key, "trip");
     let overview = app.memory_overview("trip").await.unwrap();
     assert!(overview.enabled);
@@ -427,19 +441,11 @@ async fn a_corrupt_database_is_an_error_and_is_left_in_place() {
 /// the model's history for one summary row, and stay viewable from the archive.
 #[tokio::test]
 async fn wire_compactor_during_app_initialization() {
-    let home = tempfile::tempdir().unwrap();
-    let fake = FakeProvider::start(Script::new([Turn::text([
+    let (_home, _fake, app) = app_with_memory(
         "The user asked about Lisbon several times.",
-    ])]))
+        json!({"messageTokenThreshold": 30, "observationTokenThreshold": 10000}),
+    )
     .await;
-    let mut doc = settings_with_provider(&format!("{}/v1", fake.base_url()));
-    doc["observationalMemory"] = json!({
-        "enabled": true,
-        "messageTokenThreshold": 30,
-        "observationTokenThreshold": 10000,
-    });
-    std::fs::write(home.path().join("settings.json"), doc.to_string()).unwrap();
-    let app = open_app(home.path()).await;
     let mut events = app.subscribe_memory();
     for i in 0..4 {
         send(
@@ -449,15 +455,7 @@ async fn wire_compactor_during_app_initialization() {
         )
         .await;
     }
-    let added = tokio::time::timeout(Duration::from_secs(20), async {
-        loop {
-            if let Ok(lango_core::memory::MemoryEvent::ObservationAdded(o)) = events.recv().await {
-                return o;
-            }
-        }
-    })
-    .await
-    .expect("an observation is added");
+    let added = first_observation(&mut events).await;
 
     let history = app.store().list_messages("compact").await.unwrap();
     assert_eq!(

@@ -549,18 +549,6 @@ async fn acceptance_37_round_trip() {
 
 #[tokio::test]
 async fn acceptance_38_budget_truncation() {
-    let alternating = |n: usize| -> Vec<NewMessage> {
-        (0..n)
-            .map(|i| {
-                row(
-                    if i % 2 == 0 { "user" } else { "assistant" },
-                    "",
-                    &format!("m{i}"),
-                    vec![],
-                )
-            })
-            .collect()
-    };
     let (_d1, store) = temp_store_with_cost(4).await;
     seed(&store, "s", alternating(150)).await;
     assert_eq!(

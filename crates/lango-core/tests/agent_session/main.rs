@@ -80,6 +80,20 @@ pub fn row(role: &str, author: &str, content: &str, tool_calls: Vec<ToolCall>) -
     }
 }
 
+/// `n` plain rows `m0`, `m1`, … alternating user / assistant, starting with the user.
+pub fn alternating(n: usize) -> Vec<NewMessage> {
+    (0..n)
+        .map(|i| {
+            row(
+                if i % 2 == 0 { "user" } else { "assistant" },
+                "",
+                &format!("m{i}"),
+                vec![],
+            )
+        })
+        .collect()
+}
+
 /// A stored call (`input`).
 pub fn call(id: &str, name: &str, input: &str) -> ToolCall {
     ToolCall {

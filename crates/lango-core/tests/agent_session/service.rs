@@ -289,16 +289,7 @@ async fn thought_call_keeps_flag_and_base64_signature() {
 async fn get_loads_only_the_history_tail() {
     // A long session opens with the rows the budget needs, not the whole table.
     let (_dir, store) = temp_store_with_cost(4).await;
-    let rows: Vec<_> = (0..2000)
-        .map(|i| {
-            row(
-                if i % 2 == 0 { "user" } else { "assistant" },
-                "",
-                &format!("m{i}"),
-                vec![],
-            )
-        })
-        .collect();
+    let rows = alternating(2000);
     seed(&store, "long", rows).await;
     let svc = service(&store, "lango-agent", 40);
     let session = svc.get("long").await.unwrap();

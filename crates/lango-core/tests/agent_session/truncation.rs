@@ -109,16 +109,7 @@ async fn no_truncation_preserves_trailing_function_call() {
 #[tokio::test]
 async fn history_truncation_with_explicit_budget() {
     let (_dir, store) = temp_store_with_cost(14).await;
-    let rows: Vec<_> = (0..10)
-        .map(|i| {
-            row(
-                if i % 2 == 0 { "user" } else { "assistant" },
-                "",
-                &format!("m{i}"),
-                vec![],
-            )
-        })
-        .collect();
+    let rows = alternating(10);
     let stored = seed(&store, "s", rows).await;
     let svc = service(&store, "", 30);
     assert_eq!(kept(&svc, "s").await, ["m8", "m9"]);
@@ -134,16 +125,7 @@ async fn history_truncation_with_explicit_budget() {
 async fn default_token_budget() {
     assert_eq!(DEFAULT_TOKEN_BUDGET, 32_000);
     let (_dir, store) = temp_store_with_cost(1_000).await;
-    let rows: Vec<_> = (0..40)
-        .map(|i| {
-            row(
-                if i % 2 == 0 { "user" } else { "assistant" },
-                "",
-                &format!("m{i}"),
-                vec![],
-            )
-        })
-        .collect();
+    let rows = alternating(40);
     let stored = seed(&store, "s", rows).await;
     for budget in [0, -5] {
         let svc = service(&store, "", budget);
@@ -209,16 +191,7 @@ async fn sequence_safety_applies_when_the_store_cut_the_tail() {
 #[tokio::test]
 async fn fallback_to_message_count_is_replaced_by_the_token_budget() {
     let (_dir, store) = temp_store_with_cost(10).await;
-    let rows: Vec<_> = (0..150)
-        .map(|i| {
-            row(
-                if i % 2 == 0 { "user" } else { "assistant" },
-                "",
-                &format!("m{i}"),
-                vec![],
-            )
-        })
-        .collect();
+    let rows = alternating(150);
     seed(&store, "s", rows).await;
     // The default budget (32,000) holds all 150 rows of cost 10.
     let all = kept(&service(&store, "", 0), "s").await;
