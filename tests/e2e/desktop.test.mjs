@@ -139,6 +139,13 @@ describe('Lango desktop: provider, chat, stop, regenerate, sessions, memory, set
     const sent = fake.chatRequests().at(-1);
     assert.equal(sent.model, 'fake-model');
     assert.equal(sent.stream, true);
+    // The picker keeps showing the chosen model after the view is left and opened again.
+    await session.clickCss('#nav-settings');
+    await session.clickCss('#nav-chat');
+    await waitFor(
+      async () => (await session.execute('return document.querySelector("#model-picker")?.value')) === 'fake-model',
+      { what: 'the picked model to stay selected' },
+    );
   });
 
   test('stop mid-reply keeps the partial reply and closes the connection', async () => {
