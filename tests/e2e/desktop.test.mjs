@@ -288,4 +288,23 @@ describe('Lango desktop: provider, chat, stop, regenerate, sessions, memory, set
       what: 'the conversation to leave the list',
     });
   });
+
+  test('a conversation stays readable after its provider is removed', async () => {
+    await session.clickCss('#new-chat');
+    await session.waitForElement('#composer-input:not([disabled])', 15_000);
+    await sendMessage('Remember this conversation, please.');
+    await waitIdle();
+
+    await session.clickCss('#nav-settings');
+    await session.clickCss('button[aria-label="Remove fake"]');
+    await session.clickCss('#confirm-remove-provider');
+    await session.waitForAbsent('button[aria-label="Remove fake"]');
+
+    await session.clickCss('#nav-chat');
+    await session.waitForText('.message[data-role="user"]', (t) => t.includes('Remember this conversation'));
+    assert.equal(await session.exists('#chat-empty-title'), false, 'the first-run guide hides the conversation');
+    const composer = await session.find('#composer-input');
+    assert.equal(await session.attribute(composer, 'disabled'), 'true');
+    assert.match(await session.attribute(composer, 'placeholder'), /continue this conversation/);
+  });
 });

@@ -93,7 +93,7 @@ try {
        }
      });
      obs.observe(document.body, { childList: true, subtree: true });
-     document.querySelector('.session-item[data-key="${KEY}"]').click();`,
+     document.querySelector('.session-item[data-key="${KEY}"] .session-main').click();`,
   );
   const paintMs = await waitFor(
     async () => {
