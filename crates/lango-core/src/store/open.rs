@@ -89,10 +89,6 @@ async fn pool(path: &Path, connections: u32, read_only: bool) -> Result<SqlitePo
     SqlitePoolOptions::new()
         .max_connections(connections)
         .min_connections(if read_only { 0 } else { 1 })
-        // sqlx pings a pooled connection before each use by default: one more round trip to
-        // the connection's worker thread per query, about a third of an append's cost. A
-        // local SQLite file has no network link that could have died in between.
-        .test_before_acquire(false)
         .connect_with(options)
         .await
 }
