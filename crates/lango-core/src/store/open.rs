@@ -89,6 +89,12 @@ async fn pool(path: &Path, connections: u32, read_only: bool) -> Result<SqlitePo
     SqlitePoolOptions::new()
         .max_connections(connections)
         .min_connections(if read_only { 0 } else { 1 })
+        // No idle reaping and no connection lifetime: pointless for a local file, and they
+        // start sqlx 0.9.0's periodic maintenance task, whose `0..num_idle()` sweep can read
+        // an underflowed counter and spin a core forever (sqlx issue #3645; seen here once,
+        // in a test run). Without them only a one-shot min-connections task runs.
+        .idle_timeout(None)
+        .max_lifetime(None)
         .connect_with(options)
         .await
 }
@@ -166,4 +172,23 @@ async fn backup(
         .map_err(|e| classify(e, path, backups_dir))?;
     tracing::info!(backup = %target.display(), "database backed up before schema upgrade");
     Ok(target)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The pools must not start sqlx's periodic maintenance task (see `pool`): it runs
+    /// exactly when an idle timeout or a max lifetime is set.
+    #[tokio::test]
+    async fn pools_start_no_periodic_maintenance_task() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("lango.db");
+        for read_only in [false, true] {
+            let pool = pool(&path, 1, read_only).await.expect("pool opens");
+            assert_eq!(pool.options().get_idle_timeout(), None);
+            assert_eq!(pool.options().get_max_lifetime(), None);
+            pool.close().await;
+        }
+    }
 }
