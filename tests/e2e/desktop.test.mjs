@@ -238,28 +238,26 @@ describe('Lango desktop: provider, chat, stop, regenerate, sessions, memory, set
       await sendMessage(`Turn ${turn}: I am planning a trip to Lisbon and I love grilled sardines.`);
       await waitIdle();
     };
-    const memoryShows = async (css) => {
-      await session.clickCss('#nav-memory');
-      return session.waitForElement(css, 8_000).then(
-        () => true,
-        () => false,
-      );
+    /** One turn at a time until the memory browser shows `css`; false after MAX_TURNS. */
+    const chatUntilMemoryShows = async (css) => {
+      while (turn < MAX_TURNS) {
+        await chatTurn();
+        await session.clickCss('#nav-memory');
+        if (await session.waitForElement(css, 8_000).then(() => true, () => false)) return true;
+      }
+      return false;
     };
-    let sawObservation = false;
-    while (!sawObservation && turn < MAX_TURNS) {
-      await chatTurn();
-      sawObservation = await memoryShows('.observation-item');
-    }
-    assert.ok(sawObservation, `no observation in the memory browser after ${turn} turns`);
+    assert.ok(
+      await chatUntilMemoryShows('.observation-item'),
+      `no observation in the memory browser after ${turn} turns`,
+    );
     assert.match(await session.text(await session.find('.observation-item')), /testing the memory of Lango/);
     await session.screenshot('desktop memory browser with an observation');
 
-    let sawReflection = false;
-    while (!sawReflection && turn < MAX_TURNS) {
-      await chatTurn();
-      sawReflection = await memoryShows('.reflection-item');
-    }
-    assert.ok(sawReflection, `no reflection in the memory browser after ${turn} turns`);
+    assert.ok(
+      await chatUntilMemoryShows('.reflection-item'),
+      `no reflection in the memory browser after ${turn} turns`,
+    );
     assert.match(await session.text(await session.find('.reflection-item')), /testing the memory of Lango/);
     await session.clickCss('#inspector-tab');
     await session.waitForText('#inspector-system-prompt', (t) => t.includes('## Conversation Memory'), 15_000);

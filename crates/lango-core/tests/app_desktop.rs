@@ -84,6 +84,13 @@ async fn app_with_memory(note: &str, memory: Value) -> (tempfile::TempDir, FakeP
     (home, fake, app)
 }
 
+/// Sends `n` messages "Turn <i>: <text>" to `key`, one turn each.
+async fn send_turns(app: &App, key: &str, n: usize, text: &str) {
+    for i in 0..n {
+        send(app, key, &format!("Turn {i}: {text}")).await;
+    }
+}
+
 /// Waits (at most 20 s) for the memory's first "observation added" event.
 async fn first_observation(
     events: &mut tokio::sync::broadcast::Receiver<lango_core::memory::MemoryEvent>,
@@ -371,14 +378,13 @@ async fn with_low_thresholds_memory_fills_the_browser_and_the_inspector_shows_it
     )
     .await;
     let mut events = app.subscribe_memory();
-    for i in 0..4 {
-        send(
-            &app,
-            "trip",
-            &format!("Turn {i}: I am planning a long trip to Lisbon, any tips for the food there?"),
-        )
-        .await;
-    }
+    send_turns(
+        &app,
+        "trip",
+        4,
+        "I am planning a long trip to Lisbon, any tips for the food there?",
+    )
+    .await;
     // The memory runs in the background after turns; wait for its "memory updated" event.
     let added = first_observation(&mut events).await;
     assert_eq!(added.session_key, "trip");
@@ -447,14 +453,13 @@ async fn wire_compactor_during_app_initialization() {
     )
     .await;
     let mut events = app.subscribe_memory();
-    for i in 0..4 {
-        send(
-            &app,
-            "compact",
-            &format!("Turn {i}: tell me about Lisbon's old town, please."),
-        )
-        .await;
-    }
+    send_turns(
+        &app,
+        "compact",
+        4,
+        "tell me about Lisbon's old town, please.",
+    )
+    .await;
     let added = first_observation(&mut events).await;
 
     let history = app.store().list_messages("compact").await.unwrap();
