@@ -82,11 +82,19 @@ fn keys(v: &[&str]) -> Vec<String> {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Log capture without extra dependencies: a minimal `tracing::Subscriber` recording events.
+// Log capture without extra dependencies: one process-global `tracing::Subscriber` that hands
+// each event to the `Capture` active on the emitting thread.
+//
+// Why global and not `tracing::subscriber::with_default`: with scoped dispatchers, tracing caches
+// each callsite's interest from the dispatchers alive when the callsite is first hit. Tests run in
+// parallel threads, so a callsite first hit by another test between two dispatcher registrations
+// can be cached as "never" and the capturing test then sees no events (CI saw exactly that once).
+// A single global subscriber that is interested in everything has no such race.
 
 mod capture {
+    use std::cell::RefCell;
     use std::fmt::Write as _;
-    use std::sync::{Arc, Mutex};
+    use std::sync::{Arc, Mutex, Once};
 
     use tracing::field::{Field, Visit};
     use tracing::span::{Attributes, Id, Record};
@@ -94,7 +102,11 @@ mod capture {
 
     #[derive(Clone, Default)]
     pub struct Capture {
-        pub events: Arc<Mutex<Vec<(Level, String)>>>,
+        events: Arc<Mutex<Vec<(Level, String)>>>,
+    }
+
+    thread_local! {
+        static ACTIVE: RefCell<Option<Capture>> = const { RefCell::new(None) };
     }
 
     struct Fields(String);
@@ -108,7 +120,10 @@ mod capture {
         }
     }
 
-    impl Subscriber for Capture {
+    /// Routes events to the emitting thread's active `Capture`, drops the rest.
+    struct ThreadRouter;
+
+    impl Subscriber for ThreadRouter {
         fn enabled(&self, _: &Metadata<'_>) -> bool {
             true
         }
@@ -118,18 +133,36 @@ mod capture {
         fn record(&self, _: &Id, _: &Record<'_>) {}
         fn record_follows_from(&self, _: &Id, _: &Id) {}
         fn event(&self, event: &Event<'_>) {
-            let mut fields = Fields(String::new());
-            event.record(&mut fields);
-            self.events
-                .lock()
-                .unwrap()
-                .push((*event.metadata().level(), fields.0));
+            ACTIVE.with(|active| {
+                if let Some(capture) = active.borrow().as_ref() {
+                    let mut fields = Fields(String::new());
+                    event.record(&mut fields);
+                    capture
+                        .events
+                        .lock()
+                        .unwrap()
+                        .push((*event.metadata().level(), fields.0));
+                }
+            });
         }
         fn enter(&self, _: &Id) {}
         fn exit(&self, _: &Id) {}
     }
 
     impl Capture {
+        /// Runs `f`, recording every event this thread emits meanwhile.
+        pub fn during<R>(&self, f: impl FnOnce() -> R) -> R {
+            static INSTALL: Once = Once::new();
+            INSTALL.call_once(|| {
+                tracing::subscriber::set_global_default(ThreadRouter)
+                    .expect("no other global subscriber in this test binary");
+            });
+            ACTIVE.with(|active| *active.borrow_mut() = Some(self.clone()));
+            let result = f();
+            ACTIVE.with(|active| *active.borrow_mut() = None);
+            result
+        }
+
         pub fn warnings(&self) -> Vec<String> {
             self.events
                 .lock()
@@ -271,7 +304,7 @@ async fn queue_full_logs_warning_and_drop_counter_increments() {
     let (_, release) = h.next().await;
 
     let capture = capture::Capture::default();
-    let outcomes = tracing::subscriber::with_default(capture.clone(), || {
+    let outcomes = capture.during(|| {
         ["a", "b", "request-c", "request-d", "a"].map(|k| buf.trigger(k))
     });
     assert_eq!(
@@ -341,7 +374,7 @@ async fn acceptance_50_coalescing() {
     buf.trigger("blocked");
     let (_, release) = h.next().await;
     let capture = capture::Capture::default();
-    let outcomes: Vec<_> = tracing::subscriber::with_default(capture.clone(), || {
+    let outcomes: Vec<_> = capture.during(|| {
         (0..20).map(|i| buf.trigger(format!("key{i}"))).collect()
     });
     assert_eq!(
