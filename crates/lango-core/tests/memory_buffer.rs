@@ -304,9 +304,8 @@ async fn queue_full_logs_warning_and_drop_counter_increments() {
     let (_, release) = h.next().await;
 
     let capture = capture::Capture::default();
-    let outcomes = capture.during(|| {
-        ["a", "b", "request-c", "request-d", "a"].map(|k| buf.trigger(k))
-    });
+    let outcomes =
+        capture.during(|| ["a", "b", "request-c", "request-d", "a"].map(|k| buf.trigger(k)));
     assert_eq!(
         outcomes,
         [
@@ -374,9 +373,8 @@ async fn acceptance_50_coalescing() {
     buf.trigger("blocked");
     let (_, release) = h.next().await;
     let capture = capture::Capture::default();
-    let outcomes: Vec<_> = capture.during(|| {
-        (0..20).map(|i| buf.trigger(format!("key{i}"))).collect()
-    });
+    let outcomes: Vec<_> =
+        capture.during(|| (0..20).map(|i| buf.trigger(format!("key{i}"))).collect());
     assert_eq!(
         outcomes
             .iter()
