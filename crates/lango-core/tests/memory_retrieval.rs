@@ -226,6 +226,17 @@ async fn turn(engine: &Engine, key: &str, text: &str) {
     engine.after_turn(key);
 }
 
+/// Waits until the memory buffer has no cycle running or queued.
+async fn memory_idle(memory: &lango_core::engine::Memory) {
+    for _ in 0..2_000 {
+        if memory.buffer.in_progress().is_none() && memory.buffer.queued() == 0 {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    panic!("the memory cycle did not finish within 10 s");
+}
+
 /// The system text of each chat request the fake provider received.
 fn chat_system_texts(fake: &FakeProvider) -> Vec<String> {
     fake.generate_requests()
@@ -474,6 +485,9 @@ async fn two_embedded_turns() -> (TempDir, FakeProvider, Engine) {
     let memory = engine.memory.as_ref().expect("memory on");
     assert!(memory.embeddings.is_some() && memory.query_embedder.is_some());
     turn(&engine, "trip", "I booked a trip to Lisbon for May").await;
+    // The first cycle must finish before the next turn: run alongside it, it sees a second
+    // exchange, observes the first one, and its request races the turn's for the script.
+    memory_idle(memory).await;
     turn(&engine, "trip", "Kitchen tiles arrive on Tuesday").await;
     engine.stop_memory().await;
     (home, fake, engine)
