@@ -24,7 +24,8 @@ impl Store {
         up_to_index: usize,
         summary: &str,
     ) -> StoreResult<StoredMessage> {
-        let mut tx = self.writer().begin().await.map_err(|e| self.err(e))?;
+        let writer = self.writer().await;
+        let mut tx = writer.begin().await.map_err(|e| self.err(e))?;
         // Take the write lock first so the positions we read cannot shift under us.
         sqlx::query("UPDATE sessions SET updated_at = updated_at WHERE key = ?")
             .bind(key)

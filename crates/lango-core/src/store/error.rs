@@ -87,6 +87,34 @@ pub(crate) fn classify(
     StoreError::Database(err.to_string())
 }
 
+/// Maps an error of the hot write connection the same way as [`classify`].
+pub(super) fn classify_hot(
+    err: super::hot_writes::HotError,
+    path: &std::path::Path,
+    backups_dir: &std::path::Path,
+) -> StoreError {
+    use super::hot_writes::HotError;
+    use rusqlite::ErrorCode;
+    let err = match err {
+        HotError::Closed => return StoreError::Database("the store is closed".to_string()),
+        HotError::Aborted(why) => return StoreError::Database(format!("write aborted: {why}")),
+        HotError::Sqlite(err) => err,
+    };
+    let detail = match &err {
+        rusqlite::Error::SqliteFailure(_, Some(message)) => message.clone(),
+        other => other.to_string(),
+    };
+    match err.sqlite_error_code() {
+        Some(ErrorCode::DatabaseCorrupt) | Some(ErrorCode::NotADatabase) => StoreError::Corrupt {
+            path: path.to_path_buf(),
+            backup: newest_backup(backups_dir),
+            detail,
+        },
+        Some(ErrorCode::ConstraintViolation) => StoreError::Constraint(detail),
+        _ => StoreError::Database(detail),
+    }
+}
+
 /// The most recent file in the backups folder, if any (names sort by timestamp).
 pub(crate) fn newest_backup(backups_dir: &std::path::Path) -> Option<PathBuf> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(backups_dir)

@@ -128,6 +128,7 @@ impl Store {
         let Some(fts) = to_fts_any_query(words) else {
             return Ok(Vec::new());
         };
+        self.index_pending_messages().await?;
         let json: String = sqlx::query_scalar(KNOWLEDGE_SEARCH)
             .bind(fts)
             .bind(key)
@@ -283,7 +284,7 @@ impl Store {
                 "INSERT INTO {table} ({table}, rank) VALUES ('merge', ?)"
             )))
             .bind(-INDEX_MERGE_PAGES)
-            .execute(self.writer())
+            .execute(&*self.writer().await)
             .await
             .map_err(|e| self.err(e))?;
         }

@@ -87,7 +87,7 @@ impl Store {
         }
         observation.created_at = now_ms();
         let session_id = self
-            .session_id(self.writer(), &observation.session_key)
+            .session_id(&*self.writer().await, &observation.session_key)
             .await?;
         sqlx::query(
             "INSERT INTO observations (id, session_id, content, token_count, seq_start, seq_end, created_at)
@@ -100,7 +100,7 @@ impl Store {
         .bind(observation.seq_start)
         .bind(observation.seq_end)
         .bind(observation.created_at)
-        .execute(self.writer())
+        .execute(&*self.writer().await)
         .await
         .map_err(|e| self.err(e))?;
         Ok(observation)
@@ -155,7 +155,7 @@ impl Store {
             .bind(content)
             .bind(token_count)
             .bind(id)
-            .execute(self.writer())
+            .execute(&*self.writer().await)
             .await
             .map_err(|e| self.err(e))?;
         if done.rows_affected() == 0 {
@@ -221,7 +221,7 @@ impl Store {
             .bind(content)
             .bind(token_count)
             .bind(id)
-            .execute(self.writer())
+            .execute(&*self.writer().await)
             .await
             .map_err(|e| self.err(e))?;
         if done.rows_affected() == 0 {
@@ -259,7 +259,7 @@ impl Store {
         let done = sqlx::query("UPDATE sessions SET observed_through_seq = ? WHERE key = ?")
             .bind(seq)
             .bind(key)
-            .execute(self.writer())
+            .execute(&*self.writer().await)
             .await
             .map_err(|e| self.err(e))?;
         if done.rows_affected() == 0 {
@@ -276,7 +276,7 @@ impl Store {
         }
         let done = sqlx::query(sql)
             .bind(serde_json::to_string(ids)?)
-            .execute(self.writer())
+            .execute(&*self.writer().await)
             .await
             .map_err(|e| self.err(e))?;
         Ok(done.rows_affected())
@@ -285,7 +285,7 @@ impl Store {
     async fn delete_by_key(&self, sql: &'static str, key: &str) -> StoreResult<u64> {
         let done = sqlx::query(sql)
             .bind(key)
-            .execute(self.writer())
+            .execute(&*self.writer().await)
             .await
             .map_err(|e| self.err(e))?;
         Ok(done.rows_affected())

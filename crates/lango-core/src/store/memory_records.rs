@@ -45,7 +45,8 @@ impl Store {
             observation.id = uuid::Uuid::new_v4().to_string();
         }
         observation.created_at = now_ms();
-        let mut tx = self.writer().begin().await.map_err(|e| self.err(e))?;
+        let writer = self.writer().await;
+        let mut tx = writer.begin().await.map_err(|e| self.err(e))?;
         let session_id = self.session_id(&mut *tx, &observation.session_key).await?;
         sqlx::query(
             "INSERT INTO observations (id, session_id, content, token_count, seq_start, seq_end, created_at)
@@ -104,7 +105,8 @@ impl Store {
         }
         reflection.generation = reflection.generation.max(1);
         reflection.created_at = now_ms();
-        let mut tx = self.writer().begin().await.map_err(|e| self.err(e))?;
+        let writer = self.writer().await;
+        let mut tx = writer.begin().await.map_err(|e| self.err(e))?;
         let session_id = self.session_id(&mut *tx, &reflection.session_key).await?;
         sqlx::query(
             "INSERT INTO reflections (id, session_id, content, token_count, generation, seq_start, seq_end,

@@ -77,24 +77,37 @@ impl Store {
 
         // One statement: the seq comes from the session row and the trigger
         // `messages_advance_session` bumps next_seq and updated_at atomically with the insert.
-        // Writes go through the single writer connection, so no two appends read the same
-        // next_seq. No row returned means no such session.
-        let inserted: Option<(i64, i64)> = sqlx::query_as(
-            "INSERT INTO messages (session_id, seq, role, author, content, tool_calls, status, token_count, created_at)
-             SELECT id, next_seq, ?, ?, ?, ?, ?, ?, ? FROM sessions WHERE key = ?
-             RETURNING id, seq",
-        )
-        .bind(&message.role)
-        .bind(&message.author)
-        .bind(&message.content)
-        .bind(&tool_calls)
-        .bind(message.status.as_str())
-        .bind(tokens)
-        .bind(created_at)
-        .bind(key)
-        .fetch_optional(self.writer())
-        .await
-        .map_err(|e| self.err(e))?;
+        // Writes are serialised by the write gate, so no two appends read the same next_seq.
+        // No row returned means no such session. Runs on the hot write connection: this is the
+        // statement a chat runs most (see hot_writes.rs).
+        let row = (
+            message.role.clone(),
+            message.author.clone(),
+            message.content.clone(),
+            tool_calls,
+            message.status.as_str(),
+            tokens,
+            created_at,
+            key.to_string(),
+        );
+        let inserted: Option<(i64, i64)> = self
+            .hot_write(move |conn| {
+                let mut insert = conn.prepare_cached(
+                    "INSERT INTO messages (session_id, seq, role, author, content, tool_calls, status, token_count, created_at)
+                     SELECT id, next_seq, ?1, ?2, ?3, ?4, ?5, ?6, ?7 FROM sessions WHERE key = ?8
+                     RETURNING id, seq",
+                )?;
+                let (role, author, content, tool_calls, status, tokens, created_at, key) = &row;
+                let mut rows = insert.query(rusqlite::params![
+                    role, author, content, tool_calls, status, tokens, created_at, key
+                ])?;
+                let returned = match rows.next()? {
+                    Some(r) => Some((r.get(0)?, r.get(1)?)),
+                    None => None,
+                };
+                Ok(returned)
+            })
+            .await?;
         let (id, seq) = inserted.ok_or_else(|| StoreError::NotFound {
             what: format!("session {key:?}"),
         })?;
@@ -124,18 +137,23 @@ impl Store {
         status: MessageStatus,
     ) -> StoreResult<()> {
         let tokens = message_cost(self, content, tool_calls);
-        let done = sqlx::query(
-            "UPDATE messages SET content = ?, tool_calls = ?, status = ?, token_count = ? WHERE id = ?",
-        )
-        .bind(content)
-        .bind(serde_json::to_string(tool_calls)?)
-        .bind(status.as_str())
-        .bind(tokens)
-        .bind(id)
-        .execute(self.writer())
-        .await
-        .map_err(|e| self.err(e))?;
-        if done.rows_affected() == 0 {
+        let row = (
+            content.to_string(),
+            serde_json::to_string(tool_calls)?,
+            status.as_str(),
+            tokens,
+            id,
+        );
+        let changed = self
+            .hot_write(move |conn| {
+                let mut update = conn.prepare_cached(
+                    "UPDATE messages SET content = ?1, tool_calls = ?2, status = ?3, token_count = ?4 WHERE id = ?5",
+                )?;
+                let (content, tool_calls, status, tokens, id) = &row;
+                update.execute(rusqlite::params![content, tool_calls, status, tokens, id])
+            })
+            .await?;
+        if changed == 0 {
             return Err(StoreError::NotFound {
                 what: format!("message {id}"),
             });

@@ -5,12 +5,15 @@
 //! consistent. It must not call providers or decide *when* to compact or observe: the agent
 //! and memory engines do that and call in here.
 //!
-//! Writes go through a single-connection pool, so they are serialised in the process and
-//! `seq` is monotonic without retry loops; reads use a separate pool and, thanks to WAL, never
-//! wait for a writer.
+//! Writes are serialised in the process by one write gate: message appends and updates run
+//! on a dedicated connection inline (`hot_writes`, the chat's hot path), every other write on
+//! a single-connection sqlx pool; both take the gate, so `seq` is monotonic without retry
+//! loops and no transaction ever meets another's write lock. Reads use a separate pool and,
+//! thanks to WAL, never wait for a writer.
 
 mod compaction;
 mod error;
+mod hot_writes;
 mod knowledge;
 mod memory;
 mod memory_records;
@@ -26,6 +29,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use sqlx::SqlitePool;
+use tokio::sync::{Mutex, MutexGuard};
 
 use crate::tokens::TokenCounter;
 
@@ -47,6 +51,9 @@ pub struct Store {
 
 #[derive(Debug)]
 struct Inner {
+    /// Held by every write, on either connection (see the module doc).
+    write_gate: Mutex<()>,
+    hot: hot_writes::HotWriter,
     writer: SqlitePool,
     reader: SqlitePool,
     path: PathBuf,
@@ -74,6 +81,8 @@ impl Store {
     /// is complete by itself (copies, backups). Readers close first: the last connection to
     /// close checkpoints, and a read-only one cannot.
     pub async fn close(&self) {
+        let _gate = self.inner.write_gate.lock().await;
+        self.inner.hot.close();
         self.inner.reader.close().await;
         if let Err(e) = sqlx::query("PRAGMA wal_checkpoint(TRUNCATE)")
             .execute(&self.inner.writer)
@@ -84,8 +93,26 @@ impl Store {
         self.inner.writer.close().await;
     }
 
-    fn writer(&self) -> &SqlitePool {
-        &self.inner.writer
+    /// The sqlx write connection, with the write gate held until the returned guard drops.
+    async fn writer(&self) -> Writer<'_> {
+        Writer {
+            _gate: self.inner.write_gate.lock().await,
+            pool: &self.inner.writer,
+        }
+    }
+
+    /// Runs one short autocommit statement on the hot write connection, gate held.
+    async fn hot_write<T, F>(&self, statement: F) -> StoreResult<T>
+    where
+        F: Fn(&rusqlite::Connection) -> rusqlite::Result<T> + Send + 'static,
+        T: Send + 'static,
+    {
+        let _gate = self.inner.write_gate.lock().await;
+        self.inner
+            .hot
+            .run(statement)
+            .await
+            .map_err(|e| error::classify_hot(e, &self.inner.path, &self.inner.backups_dir))
     }
 
     fn reader(&self) -> &SqlitePool {
@@ -95,6 +122,19 @@ impl Store {
     /// Turns a sqlx error into a [`StoreError`] that knows this database's path.
     fn err(&self, e: sqlx::Error) -> StoreError {
         error::classify(e, &self.inner.path, &self.inner.backups_dir)
+    }
+}
+
+/// The write pool, borrowed with the write gate held.
+struct Writer<'a> {
+    _gate: MutexGuard<'a, ()>,
+    pool: &'a SqlitePool,
+}
+
+impl std::ops::Deref for Writer<'_> {
+    type Target = SqlitePool;
+    fn deref(&self) -> &SqlitePool {
+        self.pool
     }
 }
 

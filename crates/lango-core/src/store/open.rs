@@ -9,7 +9,8 @@ use sqlx::migrate::Migrator;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::SqlitePool;
 
-use super::error::{classify, StoreError, StoreResult};
+use super::error::{classify, classify_hot, StoreError, StoreResult};
+use super::hot_writes::{HotError, HotWriter};
 use super::{Inner, Store};
 use crate::paths::AppPaths;
 use crate::tokens::{default_counter, TokenCounter};
@@ -62,8 +63,13 @@ impl Store {
             .await
             .map_err(classify_err)?;
 
+        let hot = HotWriter::open(path, BUSY_TIMEOUT)
+            .map_err(|e| classify_hot(HotError::Sqlite(e), path, backups_dir))?;
+
         Ok(Store {
             inner: Arc::new(Inner {
+                write_gate: tokio::sync::Mutex::new(()),
+                hot,
                 writer,
                 reader,
                 path: path.to_path_buf(),

@@ -50,6 +50,16 @@ pub(crate) fn to_fts_any_query(words: &[String]) -> Option<String> {
     (!quoted.is_empty()).then(|| quoted.join(" OR "))
 }
 
+/// Indexes every queued message from wherever it lives now (a queued row may have been
+/// archived since; it is never in both tables at once).
+const INDEX_PENDING: &str = "
+INSERT INTO message_fts (rowid, text, session_id)
+    SELECT m.id, m.content, m.session_id FROM message_fts_pending p JOIN messages m ON m.id = p.id
+     WHERE m.content <> '' AND m.kind = 'message'
+    UNION ALL
+    SELECT a.id, a.content, a.session_id FROM message_fts_pending p JOIN archived_messages a ON a.id = p.id
+     WHERE a.content <> '' AND a.kind = 'message'";
+
 const SEARCH: &str = "
 SELECT * FROM (
     SELECT 'message' AS kind, CAST(f.rowid AS TEXT) AS item_id, s.key AS session_key, s.title AS session_title,
@@ -102,12 +112,39 @@ impl Store {
         self.run_search(fts, session_key, limit).await
     }
 
+    /// Indexes the messages queued for search since the last call (appends and edits queue
+    /// them instead of indexing, see migration 0005) in one transaction. Every read of the
+    /// message index calls this first, so searches always see every message. Returns how many
+    /// were queued; 0 costs one read.
+    pub async fn index_pending_messages(&self) -> StoreResult<u64> {
+        let queued: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM message_fts_pending")
+            .fetch_one(self.reader())
+            .await
+            .map_err(|e| self.err(e))?;
+        if queued == 0 {
+            return Ok(0);
+        }
+        let writer = self.writer().await;
+        let mut tx = writer.begin().await.map_err(|e| self.err(e))?;
+        sqlx::query(INDEX_PENDING)
+            .execute(&mut *tx)
+            .await
+            .map_err(|e| self.err(e))?;
+        let done = sqlx::query("DELETE FROM message_fts_pending")
+            .execute(&mut *tx)
+            .await
+            .map_err(|e| self.err(e))?;
+        tx.commit().await.map_err(|e| self.err(e))?;
+        Ok(done.rows_affected())
+    }
+
     async fn run_search(
         &self,
         fts: String,
         session_key: Option<&str>,
         limit: u32,
     ) -> StoreResult<Vec<SearchHit>> {
+        self.index_pending_messages().await?;
         let rows: Vec<HitRow> = sqlx::query_as(SEARCH)
             .bind(fts)
             .bind(session_key)

@@ -63,7 +63,7 @@ impl Store {
         .bind(title)
         .bind(now)
         .bind(now)
-        .execute(self.writer())
+        .execute(&*self.writer().await)
         .await
         .map_err(|e| self.err(e))?;
         if inserted.rows_affected() == 0 {
@@ -130,7 +130,7 @@ impl Store {
         let done = sqlx::query("UPDATE sessions SET pinned = ? WHERE key = ?")
             .bind(pinned)
             .bind(key)
-            .execute(self.writer())
+            .execute(&*self.writer().await)
             .await
             .map_err(|e| self.err(e))?;
         if done.rows_affected() == 0 {
@@ -183,7 +183,7 @@ impl Store {
     pub async fn delete_session(&self, key: &str) -> StoreResult<bool> {
         let done = sqlx::query("DELETE FROM sessions WHERE key = ?")
             .bind(key)
-            .execute(self.writer())
+            .execute(&*self.writer().await)
             .await
             .map_err(|e| self.err(e))?;
         Ok(done.rows_affected() > 0)
@@ -194,7 +194,7 @@ impl Store {
             .bind(value)
             .bind(now_ms())
             .bind(key)
-            .execute(self.writer())
+            .execute(&*self.writer().await)
             .await
             .map_err(|e| self.err(e))?;
         if done.rows_affected() == 0 {

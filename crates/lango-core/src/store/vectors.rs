@@ -72,7 +72,8 @@ impl Store {
             return Ok(0);
         }
         let now = now_ms();
-        let mut tx = self.writer().begin().await.map_err(|e| self.err(e))?;
+        let writer = self.writer().await;
+        let mut tx = writer.begin().await.map_err(|e| self.err(e))?;
         let mut saved = 0;
         for row in rows {
             let dims = i64::try_from(row.vector.len()).unwrap_or(i64::MAX);
@@ -135,7 +136,8 @@ impl Store {
             return Ok(0);
         }
         let now = now_ms();
-        let mut tx = self.writer().begin().await.map_err(|e| self.err(e))?;
+        let writer = self.writer().await;
+        let mut tx = writer.begin().await.map_err(|e| self.err(e))?;
         let mut added = 0;
         for t in triples {
             let done = sqlx::query(

@@ -208,3 +208,35 @@ async fn paging_walks_the_whole_history_including_archived_rows() {
     let expected: Vec<(String, bool)> = (0..25).map(|i| (format!("m{i}"), i < 10)).collect();
     assert_eq!(seen, expected);
 }
+
+/// Appends run inline on their own connection and never wait there; when another process
+/// holds the write lock, the append waits for it (like every other write) instead of failing.
+#[tokio::test]
+async fn append_waits_for_another_process_holding_the_write_lock() {
+    use sqlx::Connection as _;
+
+    let (dir, store) = temp_store().await;
+    store.create_session("s", "").await.unwrap();
+    let url = format!("sqlite://{}", dir.path().join("lango.db").display());
+    let mut other = sqlx::SqliteConnection::connect(&url).await.unwrap();
+    sqlx::query("BEGIN IMMEDIATE")
+        .execute(&mut other)
+        .await
+        .unwrap();
+
+    let appending = tokio::spawn({
+        let store = store.clone();
+        async move {
+            store
+                .append_message("s", NewMessage::new("user", "waited for the lock"))
+                .await
+        }
+    });
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    assert!(!appending.is_finished(), "the lock is still held");
+
+    sqlx::query("COMMIT").execute(&mut other).await.unwrap();
+    let appended = appending.await.unwrap().expect("the append went through");
+    assert_eq!(appended.seq, 1);
+    assert_eq!(store.list_messages("s").await.unwrap().len(), 1);
+}

@@ -1,4 +1,4 @@
-use lango_core::store::{NewMessage, SearchHitKind};
+use lango_core::store::{MessageStatus, NewMessage, SearchHitKind};
 
 use crate::{append_n, temp_store};
 
@@ -93,4 +93,69 @@ async fn archived_messages_and_memory_stay_searchable() {
         .await
         .unwrap()
         .is_empty());
+}
+
+/// Appends and edits queue messages for indexing (migration 0005); a search indexes the
+/// queue first, so it never misses a new text nor finds a replaced or deleted one.
+#[tokio::test]
+async fn search_sees_edits_and_deletions_made_since_the_last_search() {
+    let (_d, store) = temp_store().await;
+    store.create_session("s", "").await.unwrap();
+    let a = store
+        .append_message("s", NewMessage::new("user", "the quokka smiles"))
+        .await
+        .unwrap();
+    let b = store
+        .append_message("s", NewMessage::new("assistant", "plain words"))
+        .await
+        .unwrap();
+    assert_eq!(store.search("quokka", None, 10).await.unwrap().len(), 1);
+
+    // An indexed message edited: the old words are gone at once, the new ones found.
+    store
+        .update_message(a.id, "the wombat digs", &[], MessageStatus::Complete)
+        .await
+        .unwrap();
+    assert!(store.search("quokka", None, 10).await.unwrap().is_empty());
+    assert_eq!(store.search("wombat", None, 10).await.unwrap().len(), 1);
+
+    // A queued message edited twice before any search: only its last text is indexed.
+    for text in ["another wombat", "a koala naps"] {
+        store
+            .update_message(b.id, text, &[], MessageStatus::Complete)
+            .await
+            .unwrap();
+    }
+    assert_eq!(store.search("wombat", None, 10).await.unwrap().len(), 1);
+    let koala = store.search("koala", None, 10).await.unwrap();
+    assert_eq!(koala.len(), 1);
+    assert_eq!(koala[0].seq, Some(b.seq));
+
+    // Deleted (rewound) messages leave the index, queued or not.
+    let c = store
+        .append_message("s", NewMessage::new("user", "koala facts please"))
+        .await
+        .unwrap();
+    store.delete_messages_from("s", b.seq).await.unwrap();
+    assert!(store.search("koala", None, 10).await.unwrap().is_empty());
+    assert_eq!(store.index_pending_messages().await.unwrap(), 0);
+    assert!(c.seq > b.seq);
+}
+
+/// The queue lives in the database: what another process (the CLI next to the desktop app)
+/// appended is found by this one's next search.
+#[tokio::test]
+async fn messages_appended_by_another_process_are_searchable() {
+    let (dir, store) = temp_store().await;
+    store.create_session("s", "").await.unwrap();
+    let other = lango_core::store::Store::open(&dir.path().join("lango.db"))
+        .await
+        .unwrap();
+    other
+        .append_message("s", NewMessage::new("user", "a note about platypus eggs"))
+        .await
+        .unwrap();
+    let hits = store.search("platypus", Some("s"), 10).await.unwrap();
+    assert_eq!(hits.len(), 1);
+    other.close().await;
 }
