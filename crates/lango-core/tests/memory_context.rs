@@ -426,6 +426,9 @@ async fn session_key_propagated_to_rag_retrieval() {
         .append_message("s2", NewMessage::new("user", "zebras everywhere in s2"))
         .await
         .unwrap();
+    // Earlier turns' messages: the memory cycle indexes them after each turn (retrieval
+    // itself does not, to keep writes off the send path).
+    store.index_pending_messages().await.unwrap();
     let inner = Arc::new(Recorder::default());
     let adapter = adapter(&inner, &store, default_counter(), limits(5, 1)).with_knowledge(true);
 

@@ -119,6 +119,11 @@ impl Store {
     /// observations, reflections), best BM25 first, at most `limit`: the same hits, in the
     /// same order, as [`Store::search_any`] with the session's key, plus the whole text of
     /// observations and reflections (no second read per hit).
+    ///
+    /// Unlike the user's searches it does not index queued messages first: that is a write,
+    /// and this runs before every model call. The memory cycle indexes them after each turn
+    /// ([`Store::tidy_search_index`]), so what is still queued here is in practice the
+    /// current turn's message, which the request itself carries.
     pub async fn knowledge_search(
         &self,
         words: &[String],
@@ -128,7 +133,6 @@ impl Store {
         let Some(fts) = to_fts_any_query(words) else {
             return Ok(Vec::new());
         };
-        self.index_pending_messages().await?;
         let json: String = sqlx::query_scalar(KNOWLEDGE_SEARCH)
             .bind(fts)
             .bind(key)
@@ -273,7 +277,11 @@ impl Store {
     /// more. Each call writes at most a few pages per table and is nearly free when the index
     /// is already compact. Run off the send path (the memory cycle, after each turn). The
     /// messages' index always; the observations' and reflections' with `notes`.
+    ///
+    /// First indexes the queued messages ([`Store::index_pending_messages`]), so knowledge
+    /// retrieval, which does not, finds the turn's messages from the next turn on.
     pub async fn tidy_search_index(&self, notes: bool) -> StoreResult<()> {
+        self.index_pending_messages().await?;
         let tables: &[&str] = if notes {
             &["message_fts", "observation_fts", "reflection_fts"]
         } else {

@@ -113,8 +113,9 @@ impl Store {
     }
 
     /// Indexes the messages queued for search since the last call (appends and edits queue
-    /// them instead of indexing, see migration 0005) in one transaction. Every read of the
-    /// message index calls this first, so searches always see every message. Returns how many
+    /// them instead of indexing, see migration 0005) in one transaction. The user's searches
+    /// call this first, so they always see every message; knowledge retrieval relies on the
+    /// memory cycle calling it after each turn (see [`Store::knowledge_search`]). Returns how many
     /// were queued; 0 costs one read.
     pub async fn index_pending_messages(&self) -> StoreResult<u64> {
         let queued: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM message_fts_pending")
