@@ -50,11 +50,15 @@ async fn temp_store() -> (TempDir, Store) {
     (dir, store)
 }
 
+/// A message of an earlier turn: appended, then indexed for search as the memory cycle does
+/// after each turn (retrieval itself does not index, to keep writes off the send path).
 async fn say(store: &Store, key: &str, role: &str, text: &str) -> StoredMessage {
-    store
+    let message = store
         .append_message(key, NewMessage::new(role, text))
         .await
-        .expect("append")
+        .expect("append");
+    store.index_pending_messages().await.expect("index");
+    message
 }
 
 async fn observe(store: &Store, key: &str, content: &str) -> Observation {

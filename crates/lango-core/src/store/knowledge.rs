@@ -9,6 +9,7 @@ use sqlx::FromRow;
 use super::error::StoreResult;
 use super::models::SearchHitKind;
 use super::search::to_fts_any_query;
+use super::snippet::{snippet, SNIPPET_TOKENS};
 use super::Store;
 
 /// What context assembly checks before each model call.
@@ -58,15 +59,14 @@ pub struct KnowledgeHit {
     pub content: Option<String>,
 }
 
-/// The session's hits of the store's search query (`search.rs`) with the whole text of observations and
-/// reflections, returned as ONE row (a JSON array of `[kind, item_id, snippet, content, rank]`):
-/// each row of a result costs a wake-up between the database thread and the caller, and this
-/// runs before every model call.
+/// The session's hits of the store's search query (`search.rs`) with each item's whole text,
+/// returned as ONE row (a JSON array of `[kind, item_id, text, rank]`): each row of a result
+/// costs a wake-up between the database thread and the caller, and this runs before every
+/// model call. Snippets are made in Rust for the kept rows only (`snippet.rs` says why).
 const KNOWLEDGE_SEARCH: &str = "
-SELECT json_group_array(json_array(kind, item_id, snippet, content, rank)) FROM (
+SELECT json_group_array(json_array(kind, item_id, text, rank)) FROM (
     SELECT 'message' AS kind, CAST(f.rowid AS TEXT) AS item_id,
-           snippet(message_fts, 0, '[', ']', '…', 12) AS snippet, NULL AS content,
-           bm25(message_fts) AS rank
+           COALESCE(m.content, a.content) AS text, bm25(message_fts) AS rank
     FROM message_fts f
     JOIN sessions s ON s.id = f.session_id
     LEFT JOIN messages m ON m.id = f.rowid
@@ -74,13 +74,11 @@ SELECT json_group_array(json_array(kind, item_id, snippet, content, rank)) FROM 
     WHERE message_fts MATCH ?1 AND s.key = ?2
       AND COALESCE(m.kind, a.kind) = 'message'
     UNION ALL
-    SELECT 'observation', o.id, snippet(observation_fts, 0, '[', ']', '…', 12), o.content,
-           bm25(observation_fts)
+    SELECT 'observation', o.id, o.content, bm25(observation_fts)
     FROM observation_fts f JOIN observations o ON o.rowid = f.rowid JOIN sessions s ON s.id = o.session_id
     WHERE observation_fts MATCH ?1 AND s.key = ?2
     UNION ALL
-    SELECT 'reflection', r.id, snippet(reflection_fts, 0, '[', ']', '…', 12), r.content,
-           bm25(reflection_fts)
+    SELECT 'reflection', r.id, r.content, bm25(reflection_fts)
     FROM reflection_fts f JOIN reflections r ON r.rowid = f.rowid JOIN sessions s ON s.id = r.session_id
     WHERE reflection_fts MATCH ?1 AND s.key = ?2
     ORDER BY rank LIMIT ?3
@@ -140,22 +138,25 @@ impl Store {
             .fetch_one(self.reader())
             .await
             .map_err(|e| self.err(e))?;
-        let mut rows: Vec<(String, String, String, Option<String>, f64)> =
-            serde_json::from_str(&json)?;
+        let mut rows: Vec<(String, String, String, f64)> = serde_json::from_str(&json)?;
         // Already in rank order; the sort (stable) only makes it independent of how SQLite
         // feeds the aggregate.
-        rows.sort_by(|a, b| a.4.total_cmp(&b.4));
+        rows.sort_by(|a, b| a.3.total_cmp(&b.3));
+        let words: Vec<String> = words.iter().map(|w| w.trim().to_lowercase()).collect();
         Ok(rows
             .into_iter()
-            .map(|(kind, item_id, snippet, content, _)| KnowledgeHit {
-                kind: match kind.as_str() {
+            .map(|(kind, item_id, text, _)| {
+                let kind = match kind.as_str() {
                     "observation" => SearchHitKind::Observation,
                     "reflection" => SearchHitKind::Reflection,
                     _ => SearchHitKind::Message,
-                },
-                item_id,
-                snippet,
-                content,
+                };
+                KnowledgeHit {
+                    kind,
+                    item_id,
+                    snippet: snippet(&text, &words, SNIPPET_TOKENS),
+                    content: (kind != SearchHitKind::Message).then_some(text),
+                }
             })
             .collect())
     }

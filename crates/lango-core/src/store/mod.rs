@@ -23,6 +23,7 @@ mod open;
 mod rewind;
 mod search;
 mod sessions;
+mod snippet;
 mod vectors;
 
 use std::path::{Path, PathBuf};
