@@ -25,7 +25,7 @@ struct Token {
 fn tokens(text: &str, words: &[String]) -> Vec<Token> {
     let mut out = Vec::new();
     let mut start = None;
-    let mut push = |s: usize, e: usize, out: &mut Vec<Token>| {
+    let push = |s: usize, e: usize, out: &mut Vec<Token>| {
         let lower = text[s..e].to_lowercase();
         out.push(Token {
             start: s,
