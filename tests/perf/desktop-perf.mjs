@@ -1,6 +1,7 @@
 // Measures the desktop app the way a user feels it, and prints the numbers against the
 // goals of the desktop issue:
-//   - cold start → interactive window (the shell rendered and the backend answered), ≤ 1 s
+//   - cold start → interactive window (the shell rendered and the backend answered), ≤ 1 s,
+//     timed from the app process's start (also printed: from the WebDriver session request)
 //   - idle RSS of the app and its WebKit processes, ≤ 150 MB
 //   - time to first paint of a 10,000-message conversation after clicking it, ≤ 300 ms
 //
@@ -51,6 +52,17 @@ function treeMemoryKb(pid) {
   return total;
 }
 
+/**
+ * Milliseconds since process `pid` started, from /proc (10 ms resolution: the kernel counts
+ * a process's start in clock ticks since boot, 100 per second on Linux).
+ */
+function processAgeMs(pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const startTicks = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
+  const uptimeS = Number(readFileSync('/proc/uptime', 'utf8').split(' ')[0]);
+  return (uptimeS - startTicks / 100) * 1000;
+}
+
 function appPid(driverPid) {
   // The app is a descendant of WebKitWebDriver: find the lango-desktop process.
   for (const entry of readdirSync('/proc')) {
@@ -81,7 +93,14 @@ try {
   const session = await Session.create(driver.url, { binary: APP_BIN });
   await waitFor(async () => (await session.findAll('#app-version')).length > 0, { timeout: 30_000, interval: 10 });
   await session.waitForText('#app-version', (t) => t.length > 0, 30_000);
-  const coldMs = performance.now() - t0;
+  const interactiveAt = performance.now();
+  const withDriverMs = interactiveAt - t0;
+  // What a user waits for: from the app's process start (the click on its icon), not from
+  // when WebDriver began setting up its automation session around it.
+  const startedPid = appPid();
+  const coldMs = startedPid
+    ? processAgeMs(startedPid) - (performance.now() - interactiveAt)
+    : withDriverMs;
 
   // 2. Idle RSS after the window settled.
   await sleep(3000);
@@ -115,6 +134,9 @@ try {
 
   console.log(`Lango desktop performance (${APP_BIN})`);
   line('cold start → interactive window', `${coldMs.toFixed(0)} ms`, '≤ 1000 ms', coldMs <= 1000);
+  console.log(
+    `  (from the app process's start; ${withDriverMs.toFixed(0)} ms including WebDriver's session setup)`,
+  );
   line('idle RSS (app + WebKit processes)', `${rssMb.toFixed(0)} MB`, '≤ 150 MB', rssMb <= 150);
   console.log(
     `  (PSS ${(memory.pss / 1024).toFixed(0)} MB — shared libraries counted once —, ` +
