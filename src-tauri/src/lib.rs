@@ -18,6 +18,8 @@ use state::AppState;
 
 /// Builds and runs the Tauri application. Returns when the app quits.
 pub fn run() {
+    // Start-up timings go to the log: a slow start is then diagnosable on a user's machine.
+    let started = std::time::Instant::now();
     let paths = match AppPaths::resolve(None) {
         Ok(p) => p,
         Err(e) => {
@@ -46,6 +48,10 @@ pub fn run() {
     let app = tauri::Builder::default()
         .manage(AppState::default())
         .setup(move |app| {
+            tracing::info!(
+                elapsed_ms = started.elapsed().as_millis() as u64,
+                "window set up"
+            );
             let handle = app.handle().clone();
             if let Some(primary) = primary {
                 let ping_handle = handle.clone();
@@ -57,7 +63,7 @@ pub fn run() {
                     }
                 });
             }
-            tauri::async_runtime::spawn(open_app(handle, paths.clone()));
+            tauri::async_runtime::spawn(open_app(handle, paths.clone(), started));
             Ok(())
         })
         .invoke_handler(tauri::generate_handler![
@@ -110,8 +116,12 @@ pub fn run() {
 }
 
 /// Opens the engine, then forwards its memory events to the window as `memory` events.
-async fn open_app(handle: tauri::AppHandle, paths: AppPaths) {
+async fn open_app(handle: tauri::AppHandle, paths: AppPaths, started: std::time::Instant) {
     let opened = App::open(paths).await;
+    tracing::info!(
+        elapsed_ms = started.elapsed().as_millis() as u64,
+        "data opened"
+    );
     if let Err(e) = &opened {
         tracing::error!("the app could not open its data: {e}");
     }
