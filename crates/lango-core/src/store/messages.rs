@@ -101,10 +101,12 @@ impl Store {
                 let mut rows = insert.query(rusqlite::params![
                     role, author, content, tool_calls, status, tokens, created_at, key
                 ])?;
-                let returned = match rows.next()? {
-                    Some(r) => Some((r.get(0)?, r.get(1)?)),
-                    None => None,
-                };
+                // Step to the end: in autocommit mode the commit happens when the statement
+                // completes, and only a step reports its failure (a reset on drop would not).
+                let mut returned = None;
+                while let Some(r) = rows.next()? {
+                    returned = Some((r.get(0)?, r.get(1)?));
+                }
                 Ok(returned)
             })
             .await?;
