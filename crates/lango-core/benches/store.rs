@@ -5,7 +5,10 @@
 //!   (goal ≥ 5,000 messages/s), and what the search indexing deferred by appends costs
 //!   when the next search pays it (migration 0005);
 //! - history-tail load time for a 100k-message session divided by that for a 1k-message
-//!   session, same budget (goal ≤ 1.5: loading reads only the tail).
+//!   session, same budget (goal ≤ 1.5: loading reads only the tail);
+//! - knowledge retrieval's search (run before every model call with memory on) in a
+//!   500-message session, alone in its database and among 100 such sessions: the match is
+//!   scoped to the session inside FTS5, so other sessions should cost little.
 //!
 //! A plain binary (no criterion) so it builds fast and prints ratios, not just timings.
 
@@ -120,4 +123,40 @@ async fn main() {
         if ratio <= 1.5 { "OK" } else { "ABOVE GOAL" }
     );
     store.close().await;
+
+    // 3. Knowledge search: one session alone vs among 100.
+    let alone = time_knowledge_search(dir.path(), "alone", 1).await;
+    let among = time_knowledge_search(dir.path(), "among", 100).await;
+    println!(
+        "knowledge search in a 500-message session: alone {:.2} ms, among 100 sessions {:.2} ms (ratio {:.1})",
+        alone.as_secs_f64() * 1e3,
+        among.as_secs_f64() * 1e3,
+        among.as_secs_f64() / alone.as_secs_f64()
+    );
+}
+
+/// Median time of `knowledge_search` in session "k0" of a new database holding `sessions`
+/// sessions of 500 seeded messages each, all indexed.
+async fn time_knowledge_search(dir: &std::path::Path, name: &str, sessions: usize) -> Duration {
+    let path = dir.join(format!("{name}.db"));
+    let store = Store::open(&path).await.expect("open");
+    for i in 0..sessions {
+        let key = format!("k{i}");
+        store.create_session(&key, "").await.expect("session");
+        seed(&path, &key, 500).await;
+    }
+    store.index_pending_messages().await.expect("index");
+    let words: Vec<String> = ["project", "plan", "next"].map(String::from).to_vec();
+    let mut samples = Vec::with_capacity(LOADS);
+    for _ in 0..LOADS {
+        let start = Instant::now();
+        let hits = store
+            .knowledge_search(&words, "k0", 15)
+            .await
+            .expect("search");
+        samples.push(start.elapsed());
+        assert_eq!(hits.len(), 15);
+    }
+    store.close().await;
+    median(samples)
 }

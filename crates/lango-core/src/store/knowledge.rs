@@ -8,7 +8,7 @@ use sqlx::FromRow;
 
 use super::error::StoreResult;
 use super::models::SearchHitKind;
-use super::search::to_fts_any_query;
+use super::search::{text_only, to_fts_any_query};
 use super::snippet::{snippet, SNIPPET_TOKENS};
 use super::Store;
 
@@ -63,24 +63,30 @@ pub struct KnowledgeHit {
 /// returned as ONE row (a JSON array of `[kind, item_id, text, rank]`): each row of a result
 /// costs a wake-up between the database thread and the caller, and this runs before every
 /// model call. Snippets are made in Rust for the kept rows only (`snippet.rs` says why).
+///
+/// The match is scoped to the session inside FTS5 (`... AND session_id : "<id>"`, migration
+/// 0006), so only its rows are ranked, however many other sessions the database holds.
 const KNOWLEDGE_SEARCH: &str = "
+WITH scope AS (
+    SELECT ?1 || ' AND session_id : \"' || COALESCE((SELECT id FROM sessions WHERE key = ?2), 0) || '\"' AS q
+)
 SELECT json_group_array(json_array(kind, item_id, text, rank)) FROM (
     SELECT 'message' AS kind, CAST(f.rowid AS TEXT) AS item_id,
-           COALESCE(m.content, a.content) AS text, bm25(message_fts) AS rank
+           COALESCE(m.content, a.content) AS text, bm25(message_fts, 1.0, 0.0) AS rank
     FROM message_fts f
     JOIN sessions s ON s.id = f.session_id
     LEFT JOIN messages m ON m.id = f.rowid
     LEFT JOIN archived_messages a ON a.id = f.rowid
-    WHERE message_fts MATCH ?1 AND s.key = ?2
+    WHERE message_fts MATCH (SELECT q FROM scope) AND s.key = ?2
       AND COALESCE(m.kind, a.kind) = 'message'
     UNION ALL
-    SELECT 'observation', o.id, o.content, bm25(observation_fts)
+    SELECT 'observation', o.id, o.content, bm25(observation_fts, 1.0, 0.0)
     FROM observation_fts f JOIN observations o ON o.rowid = f.rowid JOIN sessions s ON s.id = o.session_id
-    WHERE observation_fts MATCH ?1 AND s.key = ?2
+    WHERE observation_fts MATCH (SELECT q FROM scope) AND s.key = ?2
     UNION ALL
-    SELECT 'reflection', r.id, r.content, bm25(reflection_fts)
+    SELECT 'reflection', r.id, r.content, bm25(reflection_fts, 1.0, 0.0)
     FROM reflection_fts f JOIN reflections r ON r.rowid = f.rowid JOIN sessions s ON s.id = r.session_id
-    WHERE reflection_fts MATCH ?1 AND s.key = ?2
+    WHERE reflection_fts MATCH (SELECT q FROM scope) AND s.key = ?2
     ORDER BY rank LIMIT ?3
 )";
 
@@ -132,7 +138,7 @@ impl Store {
             return Ok(Vec::new());
         };
         let json: String = sqlx::query_scalar(KNOWLEDGE_SEARCH)
-            .bind(fts)
+            .bind(text_only(&fts))
             .bind(key)
             .bind(i64::from(limit))
             .fetch_one(self.reader())

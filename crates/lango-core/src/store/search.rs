@@ -60,11 +60,17 @@ INSERT INTO message_fts (rowid, text, session_id)
     SELECT a.id, a.content, a.session_id FROM message_fts_pending p JOIN archived_messages a ON a.id = p.id
      WHERE a.content <> '' AND a.kind = 'message'";
 
+/// Restricts an FTS5 query to the `text` column: the indexes also hold the session id
+/// (migration 0006), which a number in the query must never match.
+pub(crate) fn text_only(fts: &str) -> String {
+    format!("text : ({fts})")
+}
+
 const SEARCH: &str = "
 SELECT * FROM (
     SELECT 'message' AS kind, CAST(f.rowid AS TEXT) AS item_id, s.key AS session_key, s.title AS session_title,
            COALESCE(m.seq, a.seq) AS seq, snippet(message_fts, 0, '[', ']', '…', 12) AS snippet,
-           (a.id IS NOT NULL) AS archived, bm25(message_fts) AS rank
+           (a.id IS NOT NULL) AS archived, bm25(message_fts, 1.0, 0.0) AS rank
     FROM message_fts f
     JOIN sessions s ON s.id = f.session_id
     LEFT JOIN messages m ON m.id = f.rowid
@@ -73,12 +79,12 @@ SELECT * FROM (
       AND COALESCE(m.kind, a.kind) = 'message'
     UNION ALL
     SELECT 'observation', o.id, s.key, s.title, NULL, snippet(observation_fts, 0, '[', ']', '…', 12), 0,
-           bm25(observation_fts)
+           bm25(observation_fts, 1.0, 0.0)
     FROM observation_fts f JOIN observations o ON o.rowid = f.rowid JOIN sessions s ON s.id = o.session_id
     WHERE observation_fts MATCH ?1 AND (?2 IS NULL OR s.key = ?2)
     UNION ALL
     SELECT 'reflection', r.id, s.key, s.title, NULL, snippet(reflection_fts, 0, '[', ']', '…', 12), 0,
-           bm25(reflection_fts)
+           bm25(reflection_fts, 1.0, 0.0)
     FROM reflection_fts f JOIN reflections r ON r.rowid = f.rowid JOIN sessions s ON s.id = r.session_id
     WHERE reflection_fts MATCH ?1 AND (?2 IS NULL OR s.key = ?2)
 ) ORDER BY rank LIMIT ?3";
@@ -147,7 +153,7 @@ impl Store {
     ) -> StoreResult<Vec<SearchHit>> {
         self.index_pending_messages().await?;
         let rows: Vec<HitRow> = sqlx::query_as(SEARCH)
-            .bind(fts)
+            .bind(text_only(&fts))
             .bind(session_key)
             .bind(i64::from(limit))
             .fetch_all(self.reader())

@@ -1,7 +1,7 @@
 use std::path::Path;
 use std::str::FromStr;
 
-use lango_core::store::{NewMessage, Store, StoreError, MIGRATOR};
+use lango_core::store::{NewMessage, SearchHitKind, Store, StoreError, MIGRATOR};
 use sqlx::sqlite::{SqliteConnectOptions, SqlitePoolOptions};
 use sqlx::SqlitePool;
 
@@ -239,5 +239,70 @@ async fn a_database_from_a_newer_lango_is_refused_not_downgraded() {
     assert!(
         matches!(err, StoreError::TooNew { version: 99, .. }),
         "{err:?}"
+    );
+}
+
+/// Migration 0006 rebuilds the search indexes with the session as an indexed column: what
+/// was indexed stays found, what was still queued stays queued and is found after.
+#[tokio::test]
+async fn upgrading_to_session_scoped_search_keeps_indexed_and_queued_rows_searchable() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("lango.db");
+    {
+        let pool = raw_pool(&path).await;
+        MIGRATOR.run_to(5, &pool).await.unwrap();
+        sqlx::query("INSERT INTO sessions (key, title, next_seq, created_at, updated_at) VALUES ('s', 'S', 3, 1, 1)")
+            .execute(&pool)
+            .await
+            .unwrap();
+        for (seq, text) in [(1, "the heron nests early"), (2, "the heron flies late")] {
+            sqlx::query("INSERT INTO messages (session_id, seq, role, content, created_at) VALUES (1, ?, 'user', ?, 1)")
+                .bind(seq)
+                .bind(text)
+                .execute(&pool)
+                .await
+                .unwrap();
+        }
+        // The first message was indexed by a search; the second is still queued.
+        sqlx::query("INSERT INTO message_fts (rowid, text, session_id) SELECT id, content, session_id FROM messages WHERE seq = 1")
+            .execute(&pool)
+            .await
+            .unwrap();
+        sqlx::query(
+            "DELETE FROM message_fts_pending WHERE id = (SELECT id FROM messages WHERE seq = 1)",
+        )
+        .execute(&pool)
+        .await
+        .unwrap();
+        sqlx::query("INSERT INTO observations (id, session_id, content, seq_start, seq_end, created_at) VALUES ('o1', 1, 'User watches herons', 1, 2, 1)")
+            .execute(&pool)
+            .await
+            .unwrap();
+        pool.close().await;
+    }
+
+    let store = Store::open(&path).await.unwrap();
+    let mut found: Vec<String> = store
+        .search("heron", None, 10)
+        .await
+        .unwrap()
+        .into_iter()
+        .filter(|h| h.kind == SearchHitKind::Message)
+        .map(|h| h.snippet)
+        .collect();
+    found.sort();
+    assert_eq!(
+        found,
+        ["the [heron] flies late", "the [heron] nests early"],
+        "indexed and queued messages, once each"
+    );
+    let notes = store.search("herons", None, 10).await.unwrap();
+    assert_eq!(notes.len(), 1, "the observation is found too");
+    assert_eq!(notes[0].kind, SearchHitKind::Observation);
+    let words = ["heron".to_string()];
+    assert_eq!(
+        store.knowledge_search(&words, "s", 10).await.unwrap().len(),
+        2,
+        "retrieval scoped to the session finds both messages"
     );
 }

@@ -159,3 +159,29 @@ async fn messages_appended_by_another_process_are_searchable() {
     assert_eq!(hits.len(), 1);
     other.close().await;
 }
+
+/// The indexes hold each row's session id (migration 0006) so retrieval can be scoped to a
+/// session inside the match; a number typed in a search must still only match text.
+#[tokio::test]
+async fn a_number_in_a_search_never_matches_a_session_id() {
+    let (_d, store) = temp_store().await;
+    for key in ["a", "b", "c"] {
+        store.create_session(key, "").await.unwrap();
+        store
+            .append_message(key, NewMessage::new("user", "plain words only"))
+            .await
+            .unwrap();
+    }
+    store
+        .append_message("c", NewMessage::new("user", "room 2 is booked"))
+        .await
+        .unwrap();
+    for number in ["1", "2", "3"] {
+        let hits = store.search(number, None, 10).await.unwrap();
+        let expected = usize::from(number == "2");
+        assert_eq!(hits.len(), expected, "search {number:?}: {hits:?}");
+        let words = [number.to_string()];
+        let scoped = store.knowledge_search(&words, "c", 10).await.unwrap();
+        assert_eq!(scoped.len(), expected, "knowledge {number:?}: {scoped:?}");
+    }
+}
