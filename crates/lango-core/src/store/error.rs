@@ -48,10 +48,31 @@ pub enum StoreError {
 
 pub type StoreResult<T> = Result<T, StoreError>;
 
-/// SQLite's primary result codes that mean the file itself is damaged.
-const SQLITE_CORRUPT: &str = "11";
-const SQLITE_NOTADB: &str = "26";
-const SQLITE_CONSTRAINT: &str = "19";
+/// SQLite's primary result codes: the file itself is damaged (corrupt, not a database), or a
+/// constraint refused the change.
+const SQLITE_CORRUPT: i64 = 11;
+const SQLITE_NOTADB: i64 = 26;
+const SQLITE_CONSTRAINT: i64 = 19;
+
+/// The error a SQLite result code (extended or primary) means for the user, whichever
+/// connection reported it; None when the code has no meaning of its own here.
+fn by_sqlite_code(
+    code: i64,
+    message: &str,
+    path: &std::path::Path,
+    backups_dir: &std::path::Path,
+) -> Option<StoreError> {
+    // Extended codes carry the primary code in the low byte.
+    match code & 0xff {
+        SQLITE_CORRUPT | SQLITE_NOTADB => Some(StoreError::Corrupt {
+            path: path.to_path_buf(),
+            backup: newest_backup(backups_dir),
+            detail: message.to_string(),
+        }),
+        SQLITE_CONSTRAINT => Some(StoreError::Constraint(message.to_string())),
+        _ => None,
+    }
+}
 
 /// Maps a sqlx error, knowing which database file it came from, so corruption is reported
 /// with the path and the newest backup instead of as a generic failure.
@@ -61,21 +82,9 @@ pub(crate) fn classify(
     backups_dir: &std::path::Path,
 ) -> StoreError {
     if let sqlx::Error::Database(db) = &err {
-        // Extended codes carry the primary code in the low byte.
-        let primary = db
-            .code()
-            .and_then(|c| c.parse::<i64>().ok())
-            .map(|c| (c & 0xff).to_string());
-        match primary.as_deref() {
-            Some(SQLITE_CORRUPT) | Some(SQLITE_NOTADB) => {
-                return StoreError::Corrupt {
-                    path: path.to_path_buf(),
-                    backup: newest_backup(backups_dir),
-                    detail: db.message().to_string(),
-                }
-            }
-            Some(SQLITE_CONSTRAINT) => return StoreError::Constraint(db.message().to_string()),
-            _ => {}
+        let code = db.code().and_then(|c| c.parse::<i64>().ok());
+        if let Some(e) = code.and_then(|c| by_sqlite_code(c, db.message(), path, backups_dir)) {
+            return e;
         }
     }
     if let sqlx::Error::Io(io) = err {
@@ -94,24 +103,15 @@ pub(super) fn classify_hot(
     backups_dir: &std::path::Path,
 ) -> StoreError {
     use super::hot_writes::HotError;
-    use rusqlite::ErrorCode;
-    let err = match err {
-        HotError::Closed => return StoreError::Database("the store is closed".to_string()),
-        HotError::Aborted(why) => return StoreError::Database(format!("write aborted: {why}")),
-        HotError::Sqlite(err) => err,
-    };
-    let detail = match &err {
-        rusqlite::Error::SqliteFailure(_, Some(message)) => message.clone(),
-        other => other.to_string(),
-    };
-    match err.sqlite_error_code() {
-        Some(ErrorCode::DatabaseCorrupt) | Some(ErrorCode::NotADatabase) => StoreError::Corrupt {
-            path: path.to_path_buf(),
-            backup: newest_backup(backups_dir),
-            detail,
-        },
-        Some(ErrorCode::ConstraintViolation) => StoreError::Constraint(detail),
-        _ => StoreError::Database(detail),
+    match err {
+        HotError::Closed => StoreError::Database("the store is closed".to_string()),
+        HotError::Aborted(why) => StoreError::Database(format!("write aborted: {why}")),
+        HotError::Sqlite(rusqlite::Error::SqliteFailure(code, message)) => {
+            let message = message.unwrap_or_else(|| code.to_string());
+            by_sqlite_code(i64::from(code.extended_code), &message, path, backups_dir)
+                .unwrap_or(StoreError::Database(message))
+        }
+        HotError::Sqlite(other) => StoreError::Database(other.to_string()),
     }
 }
 
