@@ -65,7 +65,8 @@ pub struct KnowledgeHit {
 /// model call. Snippets are made in Rust for the kept rows only (`snippet.rs` says why).
 ///
 /// The match is scoped to the session inside FTS5 (`... AND session_id : "<id>"`, migration
-/// 0006), so only its rows are ranked, however many other sessions the database holds.
+/// 0006), so only its rows are ranked, however many other sessions the database holds, and
+/// no join with `sessions` is needed to filter them.
 const KNOWLEDGE_SEARCH: &str = "
 WITH scope AS (
     SELECT ?1 || ' AND session_id : \"' || COALESCE((SELECT id FROM sessions WHERE key = ?2), 0) || '\"' AS q
@@ -74,19 +75,17 @@ SELECT json_group_array(json_array(kind, item_id, text, rank)) FROM (
     SELECT 'message' AS kind, CAST(f.rowid AS TEXT) AS item_id,
            COALESCE(m.content, a.content) AS text, bm25(message_fts, 1.0, 0.0) AS rank
     FROM message_fts f
-    JOIN sessions s ON s.id = f.session_id
     LEFT JOIN messages m ON m.id = f.rowid
     LEFT JOIN archived_messages a ON a.id = f.rowid
-    WHERE message_fts MATCH (SELECT q FROM scope) AND s.key = ?2
-      AND COALESCE(m.kind, a.kind) = 'message'
+    WHERE message_fts MATCH (SELECT q FROM scope) AND COALESCE(m.kind, a.kind) = 'message'
     UNION ALL
     SELECT 'observation', o.id, o.content, bm25(observation_fts, 1.0, 0.0)
-    FROM observation_fts f JOIN observations o ON o.rowid = f.rowid JOIN sessions s ON s.id = o.session_id
-    WHERE observation_fts MATCH (SELECT q FROM scope) AND s.key = ?2
+    FROM observation_fts f JOIN observations o ON o.rowid = f.rowid
+    WHERE observation_fts MATCH (SELECT q FROM scope)
     UNION ALL
     SELECT 'reflection', r.id, r.content, bm25(reflection_fts, 1.0, 0.0)
-    FROM reflection_fts f JOIN reflections r ON r.rowid = f.rowid JOIN sessions s ON s.id = r.session_id
-    WHERE reflection_fts MATCH (SELECT q FROM scope) AND s.key = ?2
+    FROM reflection_fts f JOIN reflections r ON r.rowid = f.rowid
+    WHERE reflection_fts MATCH (SELECT q FROM scope)
     ORDER BY rank LIMIT ?3
 )";
 
