@@ -124,11 +124,11 @@ impl Store {
     /// memory cycle calling it after each turn (see [`Store::knowledge_search`]). Returns how many
     /// were queued; 0 costs one read.
     pub async fn index_pending_messages(&self) -> StoreResult<u64> {
-        let queued: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM message_fts_pending")
+        let queued: bool = sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM message_fts_pending)")
             .fetch_one(self.reader())
             .await
             .map_err(|e| self.err(e))?;
-        if queued == 0 {
+        if !queued {
             return Ok(0);
         }
         let writer = self.writer().await;
