@@ -79,14 +79,6 @@ pub fn keywords(query: &str) -> Vec<String> {
         .collect()
 }
 
-fn collection(kind: SearchHitKind) -> &'static str {
-    match kind {
-        SearchHitKind::Message => "message",
-        SearchHitKind::Observation => "observation",
-        SearchHitKind::Reflection => "reflection",
-    }
-}
-
 /// A search snippet without the match markers: `[`/`]` removed, `…` kept.
 fn clean_snippet(snippet: &str) -> String {
     snippet.replace(['[', ']'], "")
@@ -146,7 +138,7 @@ fn rank_bm25(words: &[String], hits: Vec<KnowledgeHit>) -> Vec<Candidate> {
             },
         };
         scored
-            .entry((collection(hit.kind), hit.item_id.clone()))
+            .entry((hit.kind.name(), hit.item_id.clone()))
             .or_insert((
                 matched,
                 1.0 / (rank as f64 + 1.0),
@@ -163,15 +155,6 @@ fn rank_bm25(words: &[String], hits: Vec<KnowledgeHit>) -> Vec<Candidate> {
     ranked.into_iter().map(|s| s.3).collect()
 }
 
-fn kind_of(collection: &str) -> Option<SearchHitKind> {
-    match collection {
-        "message" => Some(SearchHitKind::Message),
-        "observation" => Some(SearchHitKind::Observation),
-        "reflection" => Some(SearchHitKind::Reflection),
-        _ => None,
-    }
-}
-
 /// The session's items most similar to `query_vector`, best first, at most
 /// [`VECTOR_CANDIDATES`], none below [`MIN_SIMILARITY`]: `(kind, id, similarity)`.
 async fn rank_vectors(
@@ -184,7 +167,7 @@ async fn rank_vectors(
         .await?
         .into_iter()
         .filter_map(|(collection, id, vector)| {
-            let kind = kind_of(&collection)?;
+            let kind = SearchHitKind::from_name(&collection)?;
             let similarity = cosine(query_vector, &vector);
             (similarity >= MIN_SIMILARITY).then_some((kind, id, similarity))
         })
@@ -211,15 +194,14 @@ async fn fuse(
     let mut fused: HashMap<(&'static str, String), Fused> = HashMap::new();
     for (i, c) in bm25.into_iter().enumerate() {
         fused.insert(
-            (collection(c.kind), c.id.clone()),
+            (c.kind.name(), c.id.clone()),
             (rrf(i), i, usize::MAX, Some(c)),
         );
     }
     for (j, (kind, id, _)) in vectors.into_iter().enumerate() {
-        let entry =
-            fused
-                .entry((collection(kind), id))
-                .or_insert((0.0, usize::MAX, usize::MAX, None));
+        let entry = fused
+            .entry((kind.name(), id))
+            .or_insert((0.0, usize::MAX, usize::MAX, None));
         entry.0 += rrf(j);
         entry.2 = j;
     }
@@ -241,7 +223,7 @@ async fn fuse(
                 Some(candidate) => candidate,
                 None => {
                     let text = texts.get(&(c.to_owned(), id.clone()))?;
-                    let kind = kind_of(c)?;
+                    let kind = SearchHitKind::from_name(c)?;
                     let content = match kind {
                         SearchHitKind::Message => excerpt(text),
                         _ => text.clone(),
@@ -324,7 +306,7 @@ pub fn select(
             continue;
         }
         items.push(KnowledgeItem {
-            collection: collection(c.kind),
+            collection: c.kind.name(),
             id: c.id.clone(),
             content: c.content.clone(),
         });

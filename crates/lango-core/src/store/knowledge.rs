@@ -151,11 +151,7 @@ impl Store {
         Ok(rows
             .into_iter()
             .map(|(kind, item_id, text, _)| {
-                let kind = match kind.as_str() {
-                    "observation" => SearchHitKind::Observation,
-                    "reflection" => SearchHitKind::Reflection,
-                    _ => SearchHitKind::Message,
-                };
+                let kind = SearchHitKind::from_name(&kind).unwrap_or(SearchHitKind::Message);
                 KnowledgeHit {
                     kind,
                     item_id,

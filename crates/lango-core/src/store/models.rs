@@ -176,6 +176,24 @@ pub enum SearchHitKind {
     Reflection,
 }
 
+impl SearchHitKind {
+    /// The name the database and the memory's vector collections use for this kind.
+    pub fn name(self) -> &'static str {
+        match self {
+            SearchHitKind::Message => "message",
+            SearchHitKind::Observation => "observation",
+            SearchHitKind::Reflection => "reflection",
+        }
+    }
+
+    /// The kind of a [`SearchHitKind::name`]; None for any other text.
+    pub fn from_name(name: &str) -> Option<Self> {
+        [Self::Message, Self::Observation, Self::Reflection]
+            .into_iter()
+            .find(|k| k.name() == name)
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SearchHit {

@@ -164,11 +164,7 @@ impl Store {
             .map(|r| SearchHit {
                 session_key: r.session_key,
                 session_title: r.session_title,
-                kind: match r.kind.as_str() {
-                    "observation" => SearchHitKind::Observation,
-                    "reflection" => SearchHitKind::Reflection,
-                    _ => SearchHitKind::Message,
-                },
+                kind: SearchHitKind::from_name(&r.kind).unwrap_or(SearchHitKind::Message),
                 item_id: r.item_id,
                 seq: r.seq,
                 snippet: r.snippet,
