@@ -17,6 +17,32 @@ async fn raw_pool(path: &Path) -> SqlitePool {
         .unwrap()
 }
 
+/// Writes session 1 (`key`, `title`) with `messages` (seq, role, text) through raw SQL, as an
+/// older Lango would have left them (the store's API would run today's code).
+async fn insert_old_conversation(
+    pool: &SqlitePool,
+    key: &str,
+    title: &str,
+    messages: &[(i64, &str, &str)],
+) {
+    sqlx::query("INSERT INTO sessions (key, title, next_seq, created_at, updated_at) VALUES (?, ?, ?, 1, 1)")
+        .bind(key)
+        .bind(title)
+        .bind(messages.len() as i64 + 1)
+        .execute(pool)
+        .await
+        .unwrap();
+    for (seq, role, text) in messages {
+        sqlx::query("INSERT INTO messages (session_id, seq, role, content, created_at) VALUES (1, ?, ?, ?, 1)")
+            .bind(seq)
+            .bind(role)
+            .bind(text)
+            .execute(pool)
+            .await
+            .unwrap();
+    }
+}
+
 #[tokio::test]
 async fn opening_sets_wal_foreign_keys_and_normal_sync() {
     let dir = tempfile::tempdir().unwrap();
@@ -40,19 +66,13 @@ async fn a_database_created_by_the_first_migration_is_backed_up_then_upgraded_wi
         // An install that only ever had schema version 1, with a conversation in it.
         let pool = raw_pool(&path).await;
         MIGRATOR.run_to(1, &pool).await.unwrap();
-        sqlx::query("INSERT INTO sessions (key, title, next_seq, created_at, updated_at) VALUES ('old', 'Old chat', 3, 1, 1)")
-            .execute(&pool)
-            .await
-            .unwrap();
-        for (seq, role, text) in [(1, "user", "remember the heron"), (2, "assistant", "noted")] {
-            sqlx::query("INSERT INTO messages (session_id, seq, role, content, created_at) VALUES (1, ?, ?, ?, 1)")
-                .bind(seq)
-                .bind(role)
-                .bind(text)
-                .execute(&pool)
-                .await
-                .unwrap();
-        }
+        insert_old_conversation(
+            &pool,
+            "old",
+            "Old chat",
+            &[(1, "user", "remember the heron"), (2, "assistant", "noted")],
+        )
+        .await;
         pool.close().await;
     }
 
@@ -251,18 +271,16 @@ async fn upgrading_to_session_scoped_search_keeps_indexed_and_queued_rows_search
     {
         let pool = raw_pool(&path).await;
         MIGRATOR.run_to(5, &pool).await.unwrap();
-        sqlx::query("INSERT INTO sessions (key, title, next_seq, created_at, updated_at) VALUES ('s', 'S', 3, 1, 1)")
-            .execute(&pool)
-            .await
-            .unwrap();
-        for (seq, text) in [(1, "the heron nests early"), (2, "the heron flies late")] {
-            sqlx::query("INSERT INTO messages (session_id, seq, role, content, created_at) VALUES (1, ?, 'user', ?, 1)")
-                .bind(seq)
-                .bind(text)
-                .execute(&pool)
-                .await
-                .unwrap();
-        }
+        insert_old_conversation(
+            &pool,
+            "s",
+            "S",
+            &[
+                (1, "user", "the heron nests early"),
+                (2, "user", "the heron flies late"),
+            ],
+        )
+        .await;
         // The first message was indexed by a search; the second is still queued.
         sqlx::query("INSERT INTO message_fts (rowid, text, session_id) SELECT id, content, session_id FROM messages WHERE seq = 1")
             .execute(&pool)
