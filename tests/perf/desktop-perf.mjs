@@ -20,6 +20,15 @@ const KEY = process.env.PERF_SESSION ?? 'perf-10k';
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /**
+ * The fields of /proc/<pid>/stat after the command name (which may hold spaces): index 0 is
+ * the state, 1 the parent pid, 19 the start time in clock ticks since boot.
+ */
+function statFields(pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+}
+
+/**
  * Memory (kB) of `pid` and all its descendants: `rss` (what the goal names; it counts the
  * WebKitGTK libraries shared by the app and its WebKit processes once per process), `pss`
  * (shared pages split between the processes that map them: the fair total) and `private`
@@ -30,8 +39,7 @@ function treeMemoryKb(pid) {
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      const ppid = Number(statFields(entry)[1]);
       if (!children.has(ppid)) children.set(ppid, []);
       children.get(ppid).push(Number(entry));
     } catch {}
@@ -57,8 +65,7 @@ function treeMemoryKb(pid) {
  * a process's start in clock ticks since boot, 100 per second on Linux).
  */
 function processAgeMs(pid) {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const startTicks = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
+  const startTicks = Number(statFields(pid)[19]);
   const uptimeS = Number(readFileSync('/proc/uptime', 'utf8').split(' ')[0]);
   return (uptimeS - startTicks / 100) * 1000;
 }
