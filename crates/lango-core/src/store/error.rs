@@ -96,13 +96,13 @@ pub(crate) fn classify(
     StoreError::Database(err.to_string())
 }
 
-/// Maps an error of the hot write connection the same way as [`classify`].
+/// Maps an error of a hot-path connection the same way as [`classify`].
 pub(super) fn classify_hot(
-    err: super::hot_writes::HotError,
+    err: super::hot_path::HotError,
     path: &std::path::Path,
     backups_dir: &std::path::Path,
 ) -> StoreError {
-    use super::hot_writes::HotError;
+    use super::hot_path::HotError;
     match err {
         HotError::Closed => StoreError::Database("the store is closed".to_string()),
         HotError::Aborted(why) => StoreError::Database(format!("write aborted: {why}")),

@@ -4,7 +4,7 @@
 //!
 //! Plain persistence: ranking, fusion and caching are `memory::knowledge`/`memory::context`.
 
-use sqlx::FromRow;
+use rusqlite::OptionalExtension;
 
 use super::error::StoreResult;
 use super::models::SearchHitKind;
@@ -37,16 +37,6 @@ impl MemoryState {
     }
 }
 
-#[derive(FromRow)]
-struct StateRow {
-    version: i64,
-    live_messages: i64,
-    archived: bool,
-    observations: bool,
-    reflections: bool,
-    vectors: i64,
-}
-
 /// One knowledge-search hit of a session, best first.
 #[derive(Debug, Clone, PartialEq)]
 pub struct KnowledgeHit {
@@ -59,10 +49,8 @@ pub struct KnowledgeHit {
     pub content: Option<String>,
 }
 
-/// The session's hits of the store's search query (`search.rs`) with each item's whole text,
-/// returned as ONE row (a JSON array of `[kind, item_id, text, rank]`): each row of a result
-/// costs a wake-up between the database thread and the caller, and this runs before every
-/// model call. Snippets are made in Rust for the kept rows only (`snippet.rs` says why).
+/// The session's hits of the store's search query (`search.rs`), best first, with each item's
+/// whole text. Snippets are made in Rust for the kept rows only (`snippet.rs` says why).
 ///
 /// The match is scoped to the session inside FTS5 (`... AND session_id : "<id>"`, migration
 /// 0006), so only its rows are ranked, however many other sessions the database holds, and
@@ -71,7 +59,7 @@ const KNOWLEDGE_SEARCH: &str = "
 WITH scope AS (
     SELECT ?1 || ' AND session_id : \"' || COALESCE((SELECT id FROM sessions WHERE key = ?2), 0) || '\"' AS q
 )
-SELECT json_group_array(json_array(kind, item_id, text, rank)) FROM (
+SELECT kind, item_id, text FROM (
     SELECT 'message' AS kind, CAST(f.rowid AS TEXT) AS item_id,
            COALESCE(m.content, a.content) AS text, bm25(message_fts, 1.0, 0.0) AS rank
     FROM message_fts f
@@ -87,35 +75,42 @@ SELECT json_group_array(json_array(kind, item_id, text, rank)) FROM (
     FROM reflection_fts f JOIN reflections r ON r.rowid = f.rowid
     WHERE reflection_fts MATCH (SELECT q FROM scope)
     ORDER BY rank LIMIT ?3
-)";
+)
+ORDER BY rank";
+
+/// The session's memory version and what it holds (see [`MemoryState`]).
+const MEMORY_STATE: &str = "
+SELECT s.memory_version,
+       (SELECT COUNT(*) FROM messages m WHERE m.session_id = s.id),
+       EXISTS (SELECT 1 FROM archived_messages a WHERE a.session_id = s.id),
+       EXISTS (SELECT 1 FROM observations o WHERE o.session_id = s.id),
+       EXISTS (SELECT 1 FROM reflections r WHERE r.session_id = s.id),
+       (SELECT COUNT(*) FROM memory_vectors v WHERE v.session_id = s.id)
+FROM sessions s WHERE s.key = ?1";
 
 /// A text to embed: `(collection, item id, text)`.
 pub type PendingEmbedding = (String, String, String);
 
 impl Store {
     /// The session's memory version and what it holds, in one read; None for an unknown key.
+    /// Runs before every model call, inline on the hot read connection (`hot_path.rs`).
     pub async fn memory_state(&self, key: &str) -> StoreResult<Option<MemoryState>> {
-        let row: Option<StateRow> = sqlx::query_as(
-            "SELECT s.memory_version AS version,
-                    (SELECT COUNT(*) FROM messages m WHERE m.session_id = s.id) AS live_messages,
-                    EXISTS (SELECT 1 FROM archived_messages a WHERE a.session_id = s.id) AS archived,
-                    EXISTS (SELECT 1 FROM observations o WHERE o.session_id = s.id) AS observations,
-                    EXISTS (SELECT 1 FROM reflections r WHERE r.session_id = s.id) AS reflections,
-                    (SELECT COUNT(*) FROM memory_vectors v WHERE v.session_id = s.id) AS vectors
-             FROM sessions s WHERE s.key = ?",
-        )
-        .bind(key)
-        .fetch_optional(self.reader())
+        let key = key.to_owned();
+        self.hot_read(move |conn| {
+            conn.prepare_cached(MEMORY_STATE)?
+                .query_row([&key], |r| {
+                    Ok(MemoryState {
+                        version: r.get(0)?,
+                        live_messages: r.get(1)?,
+                        archived: r.get(2)?,
+                        observations: r.get(3)?,
+                        reflections: r.get(4)?,
+                        vectors: r.get(5)?,
+                    })
+                })
+                .optional()
+        })
         .await
-        .map_err(|e| self.err(e))?;
-        Ok(row.map(|r| MemoryState {
-            version: r.version,
-            live_messages: r.live_messages,
-            archived: r.archived,
-            observations: r.observations,
-            reflections: r.reflections,
-            vectors: r.vectors,
-        }))
     }
 
     /// Items of session `key` matching ANY of `words` (messages — archived ones included —,
@@ -126,7 +121,8 @@ impl Store {
     /// Unlike the user's searches it does not index queued messages first: that is a write,
     /// and this runs before every model call. The memory cycle indexes them after each turn
     /// ([`Store::tidy_search_index`]), so what is still queued here is in practice the
-    /// current turn's message, which the request itself carries.
+    /// current turn's message, which the request itself carries. Runs inline on the hot read
+    /// connection (`hot_path.rs`).
     pub async fn knowledge_search(
         &self,
         words: &[String],
@@ -136,21 +132,20 @@ impl Store {
         let Some(fts) = to_fts_any_query(words) else {
             return Ok(Vec::new());
         };
-        let json: String = sqlx::query_scalar(KNOWLEDGE_SEARCH)
-            .bind(text_only(&fts))
-            .bind(key)
-            .bind(i64::from(limit))
-            .fetch_one(self.reader())
-            .await
-            .map_err(|e| self.err(e))?;
-        let mut rows: Vec<(String, String, String, f64)> = serde_json::from_str(&json)?;
-        // Already in rank order; the sort (stable) only makes it independent of how SQLite
-        // feeds the aggregate.
-        rows.sort_by(|a, b| a.3.total_cmp(&b.3));
+        let (query, key) = (text_only(&fts), key.to_owned());
+        let rows: Vec<(String, String, String)> = self
+            .hot_read(move |conn| {
+                conn.prepare_cached(KNOWLEDGE_SEARCH)?
+                    .query_map(rusqlite::params![query, key, i64::from(limit)], |r| {
+                        Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+                    })?
+                    .collect()
+            })
+            .await?;
         let words: Vec<String> = words.iter().map(|w| w.trim().to_lowercase()).collect();
         Ok(rows
             .into_iter()
-            .map(|(kind, item_id, text, _)| {
+            .map(|(kind, item_id, text)| {
                 let kind = SearchHitKind::from_name(&kind).unwrap_or(SearchHitKind::Message);
                 KnowledgeHit {
                     kind,

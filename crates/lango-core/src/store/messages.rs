@@ -79,7 +79,7 @@ impl Store {
         // `messages_advance_session` bumps next_seq and updated_at atomically with the insert.
         // Writes are serialised by the write gate, so no two appends read the same next_seq.
         // No row returned means no such session. Runs on the hot write connection: this is the
-        // statement a chat runs most (see hot_writes.rs).
+        // statement a chat runs most (see hot_path.rs).
         let row = (
             message.role.clone(),
             message.author.clone(),

@@ -6,14 +6,15 @@
 //! and memory engines do that and call in here.
 //!
 //! Writes are serialised in the process by one write gate: message appends and updates run
-//! on a dedicated connection inline (`hot_writes`, the chat's hot path), every other write on
+//! on a dedicated connection inline (`hot_path`, the chat's hot path), every other write on
 //! a single-connection sqlx pool; both take the gate, so `seq` is monotonic without retry
-//! loops and no transaction ever meets another's write lock. Reads use a separate pool and,
-//! thanks to WAL, never wait for a writer.
+//! loops and no transaction ever meets another's write lock. Reads use a separate pool —
+//! except the two context assembly runs before every model call, which run inline on a
+//! dedicated read connection (`hot_path`) — and, thanks to WAL, never wait for a writer.
 
 mod compaction;
 mod error;
-mod hot_writes;
+mod hot_path;
 mod knowledge;
 mod memory;
 mod memory_records;
@@ -54,7 +55,10 @@ pub struct Store {
 struct Inner {
     /// Held by every write, on either connection (see the module doc).
     write_gate: Mutex<()>,
-    hot: hot_writes::HotWriter,
+    /// Message appends and updates (`hot_path`).
+    hot_writer: hot_path::HotConnection,
+    /// The reads before each model call (`hot_path`).
+    hot_reader: hot_path::HotConnection,
     writer: SqlitePool,
     reader: SqlitePool,
     path: PathBuf,
@@ -83,7 +87,8 @@ impl Store {
     /// close checkpoints, and a read-only one cannot.
     pub async fn close(&self) {
         let _gate = self.inner.write_gate.lock().await;
-        self.inner.hot.close();
+        self.inner.hot_writer.close();
+        self.inner.hot_reader.close();
         self.inner.reader.close().await;
         if let Err(e) = sqlx::query("PRAGMA wal_checkpoint(TRUNCATE)")
             .execute(&self.inner.writer)
@@ -110,7 +115,20 @@ impl Store {
     {
         let _gate = self.inner.write_gate.lock().await;
         self.inner
-            .hot
+            .hot_writer
+            .run(statement)
+            .await
+            .map_err(|e| error::classify_hot(e, &self.inner.path, &self.inner.backups_dir))
+    }
+
+    /// Runs one read on the hot read connection (no gate: reads never wait for writers).
+    async fn hot_read<T, F>(&self, statement: F) -> StoreResult<T>
+    where
+        F: Fn(&rusqlite::Connection) -> rusqlite::Result<T> + Send + 'static,
+        T: Send + 'static,
+    {
+        self.inner
+            .hot_reader
             .run(statement)
             .await
             .map_err(|e| error::classify_hot(e, &self.inner.path, &self.inner.backups_dir))

@@ -10,7 +10,7 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, S
 use sqlx::SqlitePool;
 
 use super::error::{classify, classify_hot, StoreError, StoreResult};
-use super::hot_writes::{HotError, HotWriter};
+use super::hot_path::{Access, HotConnection, HotError};
 use super::{Inner, Store};
 use crate::paths::AppPaths;
 use crate::tokens::{default_counter, TokenCounter};
@@ -63,13 +63,17 @@ impl Store {
             .await
             .map_err(classify_err)?;
 
-        let hot = HotWriter::open(path, BUSY_TIMEOUT)
-            .map_err(|e| classify_hot(HotError::Sqlite(e), path, backups_dir))?;
+        let hot = |access| {
+            HotConnection::open(path, access, BUSY_TIMEOUT)
+                .map_err(|e| classify_hot(HotError::Sqlite(e), path, backups_dir))
+        };
+        let (hot_writer, hot_reader) = (hot(Access::ReadWrite)?, hot(Access::ReadOnly)?);
 
         Ok(Store {
             inner: Arc::new(Inner {
                 write_gate: tokio::sync::Mutex::new(()),
-                hot,
+                hot_writer,
+                hot_reader,
                 writer,
                 reader,
                 path: path.to_path_buf(),

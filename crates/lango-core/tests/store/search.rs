@@ -185,3 +185,43 @@ async fn a_number_in_a_search_never_matches_a_session_id() {
         assert_eq!(scoped.len(), expected, "knowledge {number:?}: {scoped:?}");
     }
 }
+
+/// Retrieval runs inline on one dedicated read connection; calls that find it in use (other
+/// sessions' model calls at the same moment) wait on a blocking thread and still get their
+/// own session's answer.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_retrievals_each_get_their_own_sessions_hits() {
+    let (_d, store) = temp_store().await;
+    for i in 0..8 {
+        let key = format!("s{i}");
+        store.create_session(&key, "").await.unwrap();
+        store
+            .append_message(
+                &key,
+                NewMessage::new("user", format!("the lantern number {i}")),
+            )
+            .await
+            .unwrap();
+    }
+    store.index_pending_messages().await.unwrap();
+    let words = ["lantern".to_string()];
+    let calls = (0..64).map(|n| {
+        let (store, words) = (store.clone(), words.clone());
+        tokio::spawn(async move {
+            let key = format!("s{}", n % 8);
+            let state = store
+                .memory_state(&key)
+                .await
+                .unwrap()
+                .expect("known session");
+            let hits = store.knowledge_search(&words, &key, 10).await.unwrap();
+            (n % 8, state.live_messages, hits)
+        })
+    });
+    for call in calls.collect::<Vec<_>>() {
+        let (i, live, hits) = call.await.unwrap();
+        assert_eq!(live, 1, "session s{i}");
+        assert_eq!(hits.len(), 1, "session s{i}: {hits:?}");
+        assert_eq!(hits[0].snippet, format!("the [lantern] number {i}"));
+    }
+}
