@@ -22,6 +22,7 @@ use crate::memory::context::{
 use crate::memory::cycle::MemoryCycle;
 use crate::memory::embedding::EmbeddingBuffer;
 use crate::memory::graph::GraphBuffer;
+use crate::memory::knowledge_index::KnowledgeIndex;
 use crate::memory::observer::Observer;
 use crate::memory::reflector::Reflector;
 use crate::memory::{MemoryConfig, MemoryEvent};
@@ -74,6 +75,9 @@ pub struct Memory {
     pub embeddings: Option<Arc<EmbeddingBuffer>>,
     /// Embeds each retrieval query (hybrid retrieval), with the same model.
     pub query_embedder: Option<QueryEmbedder>,
+    /// Knowledge retrieval's per-session statistics, shared by the model adapter and the
+    /// inspector ([`Engine::inspect`] shows exactly what the next call sends).
+    pub knowledge_index: KnowledgeIndex,
 }
 
 impl Engine {
@@ -139,13 +143,15 @@ impl Engine {
                     store.clone(),
                 ))
             });
+            let knowledge_index = KnowledgeIndex::default();
             let mut context = ContextAwareModelAdapter::new(
                 base_llm.clone(),
                 store.clone(),
                 counter.clone(),
                 config.clone(),
             )
-            .with_knowledge(true);
+            .with_knowledge(true)
+            .with_knowledge_index(knowledge_index.clone());
             if let Some(q) = &query_embedder {
                 context = context.with_embedder(q.clone());
             }
@@ -183,6 +189,7 @@ impl Engine {
                     config,
                     embeddings,
                     query_embedder,
+                    knowledge_index,
                 }),
             )
         } else {
@@ -255,6 +262,7 @@ impl Engine {
                     knowledge: true,
                     memory_token_budget: m.config.memory_token_budget,
                     embedder: m.query_embedder.clone(),
+                    knowledge_index: m.knowledge_index.clone(),
                     ..AssemblyOptions::default()
                 },
                 Some(session_key),

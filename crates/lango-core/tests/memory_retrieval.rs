@@ -893,3 +893,96 @@ fn the_embedding_model_setting_is_validated() {
         "{warnings:?}"
     );
 }
+
+// ---------------------------------------------------------------------------------------
+// The retrieval cache (memory::knowledge_index)
+// ---------------------------------------------------------------------------------------
+
+/// Retrieval keeps a session's memory matches until its memory changes: a second call with
+/// the same keywords reads nothing more, a new observation is found by the very next call,
+/// and messages added to the history are found without any memory change.
+#[tokio::test]
+async fn the_retrieval_cache_follows_the_memory_version_and_never_hides_new_items() {
+    use lango_core::memory::knowledge::bm25_candidates_in;
+    use lango_core::memory::knowledge_index::KnowledgeIndex;
+
+    let (_d, store) = temp_store().await;
+    store.create_session("s", "").await.unwrap();
+    observe(&store, "s", "User keeps bees on the roof").await;
+    let index = KnowledgeIndex::default();
+    let texts = |found: &[lango_core::memory::knowledge::Candidate]| -> Vec<String> {
+        found.iter().map(|c| c.content.clone()).collect()
+    };
+    let ask = |query: &'static str| {
+        let (store, index) = (store.clone(), index.clone());
+        async move {
+            let state = store.memory_state("s").await.unwrap().unwrap();
+            bm25_candidates_in(&index, &store, "s", &state, query)
+                .await
+                .unwrap()
+        }
+    };
+
+    let first = ask("how are the bees and the honey?").await;
+    assert_eq!(texts(&first), ["User keeps bees on the roof"]);
+    let read = index.counts().read;
+    let again = ask("how are the bees and the honey?").await;
+    assert_eq!(texts(&again), texts(&first));
+    assert_eq!(
+        index.counts().read,
+        read,
+        "the second call read no keyword again"
+    );
+
+    observe(&store, "s", "User sells the honey at the market").await;
+    let after = ask("how are the bees and the honey?").await;
+    assert_eq!(
+        after.len(),
+        2,
+        "the new observation is found at once: {after:?}"
+    );
+
+    say(&store, "s", "user", "The honey harvest starts in June").await;
+    let with_history = ask("when is the honey harvest?").await;
+    assert_eq!(
+        texts(&with_history)[0],
+        "The honey harvest starts in June",
+        "a history message is found without a memory change"
+    );
+}
+
+/// Compaction can archive messages still queued for indexing (the memory cycle indexes after
+/// each turn). Indexing them later is a change of the session's memory: retrieval cached
+/// before it finds them right after.
+#[tokio::test]
+async fn archived_messages_indexed_late_are_found_by_a_cached_retrieval() {
+    use lango_core::memory::knowledge::bm25_candidates_in;
+    use lango_core::memory::knowledge_index::KnowledgeIndex;
+
+    let (_d, store) = temp_store().await;
+    store.create_session("s", "").await.unwrap();
+    store
+        .append_message(
+            "s",
+            NewMessage::new("user", "The kayak is stored in the garage"),
+        )
+        .await
+        .unwrap();
+    store
+        .append_message("s", NewMessage::new("assistant", "Noted."))
+        .await
+        .unwrap();
+    store.compact_messages("s", 1, "summary").await.unwrap();
+    let index = KnowledgeIndex::default();
+    let ask = || async {
+        let state = store.memory_state("s").await.unwrap().unwrap();
+        bm25_candidates_in(&index, &store, "s", &state, "where is the kayak?")
+            .await
+            .unwrap()
+    };
+    assert!(ask().await.is_empty(), "not indexed yet");
+    store.index_pending_messages().await.unwrap();
+    let found = ask().await;
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].content, "The kayak is stored in the garage");
+}

@@ -15,6 +15,7 @@ use std::time::Duration;
 use futures_util::StreamExt;
 
 use super::knowledge::{self, DEFAULT_KNOWLEDGE_TOKEN_BUDGET};
+use super::knowledge_index::KnowledgeIndex;
 use super::runtime_context::RuntimeContext;
 use super::settings::MemoryConfig;
 use crate::agent::{roles, Content, Llm, LlmRequest, LlmStream, Part, RequestContext};
@@ -136,6 +137,10 @@ pub struct AssemblyOptions {
     pub runtime_context: Option<Arc<RuntimeContext>>,
     /// Embeds the query for hybrid (BM25 + cosine) retrieval; None → BM25 only.
     pub embedder: Option<QueryEmbedder>,
+    /// The knowledge ranking's per-session statistics, kept between calls (cheap to clone,
+    /// shared by clones): an adapter and the inspector that should show exactly what it
+    /// sends use the same one.
+    pub knowledge_index: KnowledgeIndex,
 }
 
 impl Default for AssemblyOptions {
@@ -146,6 +151,7 @@ impl Default for AssemblyOptions {
             knowledge_token_budget: DEFAULT_KNOWLEDGE_TOKEN_BUDGET,
             runtime_context: None,
             embedder: None,
+            knowledge_index: KnowledgeIndex::default(),
         }
     }
 }
@@ -475,15 +481,16 @@ fn worth_searching(
     }
 }
 
-/// The ranked knowledge candidates for `query`: BM25, fused with the vector ranking when an
-/// embedder is set and the session has vectors (the query is embedded, within its timeout,
-/// while the BM25 search runs).
+/// The ranked knowledge candidates for `query`: BM25 (the memory's statistics through
+/// `index`), fused with the vector ranking when an embedder is set and the session has
+/// vectors (the query is embedded, within its timeout, while the BM25 search runs).
 async fn search(
     store: &Store,
     key: &str,
     query: &str,
     options: &AssemblyOptions,
     state: Option<Option<MemoryState>>,
+    index: &KnowledgeIndex,
 ) -> StoreResult<Vec<knowledge::Candidate>> {
     let has_vectors = match state {
         Some(Some(st)) => st.vectors > 0,
@@ -496,7 +503,15 @@ async fn search(
             _ => None,
         }
     };
-    let (bm25, vector) = tokio::join!(knowledge::bm25_candidates(store, key, query), embed);
+    let bm25 = async {
+        match state {
+            Some(Some(st)) => knowledge::bm25_candidates_in(index, store, key, &st, query).await,
+            Some(None) => Ok(Vec::new()),
+            // The state could not be read: read it again and rank afresh.
+            None => knowledge::bm25_candidates(store, key, query).await,
+        }
+    };
+    let (bm25, vector) = tokio::join!(bm25, embed);
     match vector {
         Some(v) => knowledge::with_vector_ranking(store, key, bm25?, &v).await,
         None => bm25,
@@ -577,10 +592,11 @@ async fn read(
             ),
         }
     };
+    let index = &options.knowledge_index;
     let candidates = async {
         match query {
             Some(q) if worth_searching(state, appended, history_rows) => {
-                Some(search(store, key, q, options, state).await)
+                Some(search(store, key, q, options, state, index).await)
             }
             _ => None,
         }
@@ -629,7 +645,8 @@ async fn finish(
                         Some(request.contents.len()),
                     ) =>
                 {
-                    Some(search(store, key, q, options, reads.state).await)
+                    let index = &options.knowledge_index;
+                    Some(search(store, key, q, options, reads.state, index).await)
                 }
                 _ => None,
             },
@@ -870,6 +887,13 @@ impl ContextAwareModelAdapter {
     /// query is embedded with `embedder`, within its timeout, else BM25 alone.
     pub fn with_embedder(mut self, embedder: QueryEmbedder) -> Self {
         self.options.embedder = Some(embedder);
+        self
+    }
+
+    /// Shares the knowledge ranking's statistics (e.g. with the inspector) instead of the
+    /// adapter's own.
+    pub fn with_knowledge_index(mut self, index: KnowledgeIndex) -> Self {
+        self.options.knowledge_index = index;
         self
     }
 

@@ -4,9 +4,11 @@
 //! Always filtered by the session key, over the session's messages (archived ones included),
 //! observations and reflections:
 //!
-//! - **BM25** (the embedded default, no setup): the store's full-text search (FTS5). A whole
-//!   user sentence rarely has all its words in one note, so the query's keywords are searched
-//!   with OR in one query, and items are ranked by how many keywords matched, then by BM25.
+//! - **BM25** (the embedded default, no setup): the store's full-text index (FTS5) finds the
+//!   items holding ANY of the query's keywords (a whole user sentence rarely has all its words
+//!   in one note); `knowledge_index` scores them with BM25 over the session's own statistics
+//!   (cached per memory version), and items are ranked by how many keywords matched, then by
+//!   that score.
 //! - **Hybrid**, when an embedding model is configured: the same BM25 ranking and the cosine
 //!   similarity of the query's embedding to the session's stored vectors (`memory_vectors`,
 //!   filled by the embedding buffer), fused by reciprocal rank fusion. Without a query vector
@@ -19,8 +21,9 @@
 use std::collections::{HashMap, HashSet};
 
 use super::embedding::cosine;
+use super::knowledge_index::KnowledgeIndex;
 use crate::agent::{roles, Content};
-use crate::store::{KnowledgeHit, SearchHitKind, Store, StoreResult};
+use crate::store::{KnowledgeHit, MemoryState, SearchHitKind, Store, StoreResult};
 use crate::tokens::TokenCounter;
 
 pub const KNOWLEDGE_HEADING: &str = "## Semantic Context (RAG)";
@@ -30,8 +33,8 @@ pub const KNOWLEDGE_LIMIT: usize = 5;
 pub const DEFAULT_KNOWLEDGE_TOKEN_BUDGET: usize = 1000;
 /// Keywords searched per query at most.
 const MAX_KEYWORDS: usize = 8;
-/// Hits fetched per keyword (3× the limit, then filtered).
-const HITS_PER_KEYWORD: u32 = (KNOWLEDGE_LIMIT * 3) as u32;
+/// Hits ranked per query (3× the limit, then filtered).
+const HITS_PER_QUERY: usize = KNOWLEDGE_LIMIT * 3;
 
 const STOPWORDS: &[&str] = &[
     "the", "and", "for", "are", "but", "not", "you", "your", "all", "any", "can", "had", "her",
@@ -238,16 +241,31 @@ async fn fuse(
     Ok(ranked.into_iter().map(|r| r.3).collect())
 }
 
-/// The BM25-ranked candidates of session `key` for `query`, best first (one search).
+/// The BM25-ranked candidates of session `key` for `query`, best first: its memory and the
+/// messages still in its history, ranked afresh (no cache; context assembly uses
+/// [`bm25_candidates_in`] with the adapter's index). Unknown session → none.
 pub async fn bm25_candidates(store: &Store, key: &str, query: &str) -> StoreResult<Vec<Candidate>> {
+    let Some(state) = store.memory_state(key).await? else {
+        return Ok(Vec::new());
+    };
+    bm25_candidates_in(&KnowledgeIndex::default(), store, key, &state, query).await
+}
+
+/// [`bm25_candidates`] through `index` for the session at `state`: the memory's matches and
+/// statistics from the index's cache for that memory version, the history's matched afresh.
+pub async fn bm25_candidates_in(
+    index: &KnowledgeIndex,
+    store: &Store,
+    key: &str,
+    state: &MemoryState,
+    query: &str,
+) -> StoreResult<Vec<Candidate>> {
     let words = keywords(query);
     if words.is_empty() {
         return Ok(Vec::new());
     }
-    // One query for all keywords (not one per keyword: this runs before every model call).
-    // BM25 already ranks items matching more, and rarer, words first.
-    let hits = store
-        .knowledge_search(&words, key, HITS_PER_KEYWORD)
+    let hits = index
+        .search(store, key, state.version, &words, HITS_PER_QUERY)
         .await?;
     Ok(rank_bm25(&words, hits))
 }

@@ -13,6 +13,7 @@ pub mod cycle;
 pub mod embedding;
 pub mod graph;
 pub mod knowledge;
+pub mod knowledge_index;
 pub mod observer;
 mod prompts;
 pub mod reflector;

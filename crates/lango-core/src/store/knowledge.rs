@@ -1,15 +1,16 @@
 //! The reads behind the prompt's memory and knowledge sections (REFERENCE §3.8, §3.9): the
-//! session's memory version and what it holds (one query per model call), the per-session
-//! knowledge search, and the texts the embedding buffer still has to embed.
+//! session's memory version and what it holds (one query per model call), the items of a
+//! session matching a knowledge query and the statistics their ranking needs, and the texts
+//! the embedding buffer still has to embed.
 //!
-//! Plain persistence: ranking, fusion and caching are `memory::knowledge`/`memory::context`.
+//! Plain persistence: ranking, fusion and caching are `memory::knowledge_index`,
+//! `memory::knowledge` and `memory::context`.
 
 use rusqlite::OptionalExtension;
 
 use super::error::StoreResult;
 use super::models::SearchHitKind;
 use super::search::{text_only, to_fts_any_query};
-use super::snippet::{snippet, SNIPPET_TOKENS};
 use super::Store;
 
 /// What context assembly checks before each model call.
@@ -49,35 +50,6 @@ pub struct KnowledgeHit {
     pub content: Option<String>,
 }
 
-/// The session's hits of the store's search query (`search.rs`), best first, with each item's
-/// whole text. Snippets are made in Rust for the kept rows only (`snippet.rs` says why).
-///
-/// The match is scoped to the session inside FTS5 (`... AND session_id : "<id>"`, migration
-/// 0006), so only its rows are ranked, however many other sessions the database holds, and
-/// no join with `sessions` is needed to filter them.
-const KNOWLEDGE_SEARCH: &str = "
-WITH scope AS (
-    SELECT ?1 || ' AND session_id : \"' || COALESCE((SELECT id FROM sessions WHERE key = ?2), 0) || '\"' AS q
-)
-SELECT kind, item_id, text FROM (
-    SELECT 'message' AS kind, CAST(f.rowid AS TEXT) AS item_id,
-           COALESCE(m.content, a.content) AS text, bm25(message_fts, 1.0, 0.0) AS rank
-    FROM message_fts f
-    LEFT JOIN messages m ON m.id = f.rowid
-    LEFT JOIN archived_messages a ON a.id = f.rowid
-    WHERE message_fts MATCH (SELECT q FROM scope) AND COALESCE(m.kind, a.kind) = 'message'
-    UNION ALL
-    SELECT 'observation', o.id, o.content, bm25(observation_fts, 1.0, 0.0)
-    FROM observation_fts f JOIN observations o ON o.rowid = f.rowid
-    WHERE observation_fts MATCH (SELECT q FROM scope)
-    UNION ALL
-    SELECT 'reflection', r.id, r.content, bm25(reflection_fts, 1.0, 0.0)
-    FROM reflection_fts f JOIN reflections r ON r.rowid = f.rowid
-    WHERE reflection_fts MATCH (SELECT q FROM scope)
-    ORDER BY rank LIMIT ?3
-)
-ORDER BY rank";
-
 /// The session's memory version and what it holds (see [`MemoryState`]).
 const MEMORY_STATE: &str = "
 SELECT s.memory_version,
@@ -87,6 +59,81 @@ SELECT s.memory_version,
        EXISTS (SELECT 1 FROM reflections r WHERE r.session_id = s.id),
        (SELECT COUNT(*) FROM memory_vectors v WHERE v.session_id = s.id)
 FROM sessions s WHERE s.key = ?1";
+
+/// Every memory item of the session (archived messages, observations, reflections) matching
+/// the query, unranked, newest first per collection (at most ?3 each): what
+/// [`crate::memory::knowledge_index`] scores itself.
+const KNOWLEDGE_MATCHES: &str = "
+WITH scope AS (
+    SELECT ?1 || ' AND session_id : \"' || COALESCE((SELECT id FROM sessions WHERE key = ?2), 0) || '\"' AS q
+)
+SELECT * FROM (
+    SELECT 'message', CAST(a.id AS TEXT), a.content, a.token_count
+    FROM message_fts f JOIN archived_messages a ON a.id = f.rowid
+    WHERE message_fts MATCH (SELECT q FROM scope) AND a.kind = 'message'
+    ORDER BY f.rowid DESC LIMIT ?3
+)
+UNION ALL
+SELECT * FROM (
+    SELECT 'observation', o.id, o.content, o.token_count
+    FROM observation_fts f JOIN observations o ON o.rowid = f.rowid
+    WHERE observation_fts MATCH (SELECT q FROM scope)
+    ORDER BY f.rowid DESC LIMIT ?3
+)
+UNION ALL
+SELECT * FROM (
+    SELECT 'reflection', r.id, r.content, r.token_count
+    FROM reflection_fts f JOIN reflections r ON r.rowid = f.rowid
+    WHERE reflection_fts MATCH (SELECT q FROM scope)
+    ORDER BY f.rowid DESC LIMIT ?3
+)";
+
+/// The messages of a session's model history that retrieval can show (the ones the search
+/// index holds: plain messages with text), newest first, at most ?2.
+const HISTORY_TEXTS: &str = "
+SELECT CAST(m.id AS TEXT), m.content, m.token_count FROM messages m
+ WHERE m.session_id = (SELECT id FROM sessions WHERE key = ?1)
+   AND m.kind = 'message' AND m.content <> ''
+ ORDER BY m.id DESC LIMIT ?2";
+
+/// How many memory items each collection of a session holds and their tokens: archived
+/// messages, observations, reflections.
+const KNOWLEDGE_STATS: &str = "
+WITH sess AS (SELECT id FROM sessions WHERE key = ?1)
+SELECT (SELECT COUNT(*) FROM archived_messages WHERE session_id = (SELECT id FROM sess) AND kind = 'message' AND content <> ''),
+       (SELECT COALESCE(SUM(token_count), 0) FROM archived_messages WHERE session_id = (SELECT id FROM sess) AND kind = 'message' AND content <> ''),
+       (SELECT COUNT(*) FROM observations WHERE session_id = (SELECT id FROM sess)),
+       (SELECT COALESCE(SUM(token_count), 0) FROM observations WHERE session_id = (SELECT id FROM sess)),
+       (SELECT COUNT(*) FROM reflections WHERE session_id = (SELECT id FROM sess)),
+       (SELECT COALESCE(SUM(token_count), 0) FROM reflections WHERE session_id = (SELECT id FROM sess))";
+
+/// An item knowledge retrieval may rank, unranked.
+#[derive(Debug, Clone, PartialEq)]
+pub struct KnowledgeDoc {
+    pub kind: SearchHitKind,
+    /// Message id as a string, or the observation/reflection id.
+    pub item_id: String,
+    pub text: String,
+    /// Its stored token count (the length BM25 normalises by).
+    pub tokens: i64,
+}
+
+/// Memory items and their tokens per collection of a session (archived messages,
+/// observations, reflections), indexed by [`collection_index`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct KnowledgeStats {
+    pub items: [i64; 3],
+    pub tokens: [i64; 3],
+}
+
+/// The position of a collection in [`KnowledgeStats`]: message, observation, reflection.
+pub fn collection_index(kind: SearchHitKind) -> usize {
+    match kind {
+        SearchHitKind::Message => 0,
+        SearchHitKind::Observation => 1,
+        SearchHitKind::Reflection => 2,
+    }
+}
 
 /// A text to embed: `(collection, item id, text)`.
 pub type PendingEmbedding = (String, String, String);
@@ -113,48 +160,77 @@ impl Store {
         .await
     }
 
-    /// Items of session `key` matching ANY of `words` (messages — archived ones included —,
-    /// observations, reflections), best BM25 first, at most `limit`: the same hits, in the
-    /// same order, as [`Store::search_any`] with the session's key, plus the whole text of
-    /// observations and reflections (no second read per hit).
-    ///
-    /// Unlike the user's searches it does not index queued messages first: that is a write,
-    /// and this runs before every model call. The memory cycle indexes them after each turn
-    /// ([`Store::tidy_search_index`]), so what is still queued here is in practice the
-    /// current turn's message, which the request itself carries. Runs inline on the hot read
-    /// connection (`hot_path.rs`).
-    pub async fn knowledge_search(
+    /// Every memory item of session `key` — archived messages, observations, reflections:
+    /// what changes only with its memory version — matching ANY of `words`, unranked, at most
+    /// `per_collection` per collection (the newest): what knowledge retrieval ranks
+    /// (`memory::knowledge_index`). Runs inline on the hot read connection (`hot_path.rs`).
+    pub async fn knowledge_matches(
         &self,
         words: &[String],
         key: &str,
-        limit: u32,
-    ) -> StoreResult<Vec<KnowledgeHit>> {
+        per_collection: u32,
+    ) -> StoreResult<Vec<KnowledgeDoc>> {
         let Some(fts) = to_fts_any_query(words) else {
             return Ok(Vec::new());
         };
         let (query, key) = (text_only(&fts), key.to_owned());
-        let rows: Vec<(String, String, String)> = self
+        let rows: Vec<(String, String, String, i64)> = self
             .hot_read(move |conn| {
-                conn.prepare_cached(KNOWLEDGE_SEARCH)?
-                    .query_map(rusqlite::params![query, key, i64::from(limit)], |r| {
-                        Ok((r.get(0)?, r.get(1)?, r.get(2)?))
-                    })?
+                conn.prepare_cached(KNOWLEDGE_MATCHES)?
+                    .query_map(
+                        rusqlite::params![query, key, i64::from(per_collection)],
+                        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+                    )?
                     .collect()
             })
             .await?;
-        let words: Vec<String> = words.iter().map(|w| w.trim().to_lowercase()).collect();
         Ok(rows
             .into_iter()
-            .map(|(kind, item_id, text)| {
-                let kind = SearchHitKind::from_name(&kind).unwrap_or(SearchHitKind::Message);
-                KnowledgeHit {
-                    kind,
+            .filter_map(|(kind, item_id, text, tokens)| {
+                Some(KnowledgeDoc {
+                    kind: SearchHitKind::from_name(&kind)?,
                     item_id,
-                    snippet: snippet(&text, &words, SNIPPET_TOKENS),
-                    content: (kind != SearchHitKind::Message).then_some(text),
-                }
+                    text,
+                    tokens,
+                })
             })
             .collect())
+    }
+
+    /// The messages of session `key`'s model history that retrieval can show (plain messages
+    /// with text, as the search index holds them), newest first, at most `limit`. Read
+    /// directly rather than through the index: with memory on the history is short, and this
+    /// also sees messages still queued for indexing. Inline on the hot read connection.
+    pub async fn history_texts(&self, key: &str, limit: u32) -> StoreResult<Vec<KnowledgeDoc>> {
+        let key = key.to_owned();
+        self.hot_read(move |conn| {
+            conn.prepare_cached(HISTORY_TEXTS)?
+                .query_map(rusqlite::params![key, i64::from(limit)], |r| {
+                    Ok(KnowledgeDoc {
+                        kind: SearchHitKind::Message,
+                        item_id: r.get(0)?,
+                        text: r.get(1)?,
+                        tokens: r.get(2)?,
+                    })
+                })?
+                .collect()
+        })
+        .await
+    }
+
+    /// Memory items and tokens per collection of session `key` (zeros for an unknown key).
+    pub async fn knowledge_stats(&self, key: &str) -> StoreResult<KnowledgeStats> {
+        let key = key.to_owned();
+        self.hot_read(move |conn| {
+            conn.prepare_cached(KNOWLEDGE_STATS)?
+                .query_row([&key], |r| {
+                    Ok(KnowledgeStats {
+                        items: [r.get(0)?, r.get(2)?, r.get(4)?],
+                        tokens: [r.get(1)?, r.get(3)?, r.get(5)?],
+                    })
+                })
+        })
+        .await
     }
 
     /// The texts of these items of session `key` (`(collection, id)` pairs; messages from the

@@ -37,13 +37,20 @@ use crate::tokens::TokenCounter;
 
 pub use compaction::SUMMARY_PREFIX;
 pub use error::{StoreError, StoreResult};
-pub use knowledge::{KnowledgeHit, MemoryState, PendingEmbedding};
+pub use knowledge::{
+    collection_index, KnowledgeDoc, KnowledgeHit, KnowledgeStats, MemoryState, PendingEmbedding,
+};
 pub use models::{
     HistoryTail, MessageKind, MessageStatus, NewMessage, Observation, Reflection, SearchHit,
     SearchHitKind, Session, StoredMessage, ToolCall,
 };
 pub use open::MIGRATOR;
 pub use vectors::{Triple, VectorRow};
+
+/// A search snippet of `text` for `words` (lowercase), the way the store's searches cut them.
+pub(crate) fn snippet(text: &str, words: &[String]) -> String {
+    snippet::snippet(text, words, snippet::SNIPPET_TOKENS)
+}
 
 /// A handle to the database. Cheap to clone.
 #[derive(Clone, Debug)]

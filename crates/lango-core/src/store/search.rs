@@ -60,6 +60,16 @@ INSERT INTO message_fts (rowid, text, session_id)
     SELECT a.id, a.content, a.session_id FROM message_fts_pending p JOIN archived_messages a ON a.id = p.id
      WHERE a.content <> '' AND a.kind = 'message'";
 
+/// Queued rows that compaction has archived since change what a session's memory can
+/// retrieve once indexed: their sessions get a new memory version (migration 0004), so
+/// retrieval's statistics cached for the old one (`memory::knowledge_index`) are dropped.
+const VERSION_INDEXED_ARCHIVE: [&str; 2] = [
+    "UPDATE memory_clock SET value = value + 1
+      WHERE EXISTS (SELECT 1 FROM message_fts_pending p JOIN archived_messages a ON a.id = p.id)",
+    "UPDATE sessions SET memory_version = (SELECT value FROM memory_clock)
+      WHERE id IN (SELECT a.session_id FROM message_fts_pending p JOIN archived_messages a ON a.id = p.id)",
+];
+
 /// Restricts an FTS5 query to the `text` column: the indexes also hold the session id
 /// (migration 0006), which a number in the query must never match.
 pub(crate) fn text_only(fts: &str) -> String {
@@ -121,7 +131,7 @@ impl Store {
     /// Indexes the messages queued for search since the last call (appends and edits queue
     /// them instead of indexing, see migration 0005) in one transaction. The user's searches
     /// call this first, so they always see every message; knowledge retrieval relies on the
-    /// memory cycle calling it after each turn (see [`Store::knowledge_search`]). Returns how many
+    /// memory cycle calling it after each turn (see [`Store::knowledge_matches`]). Returns how many
     /// were queued; 0 costs one read.
     pub async fn index_pending_messages(&self) -> StoreResult<u64> {
         let queued: bool = sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM message_fts_pending)")
@@ -137,6 +147,12 @@ impl Store {
             .execute(&mut *tx)
             .await
             .map_err(|e| self.err(e))?;
+        for statement in VERSION_INDEXED_ARCHIVE {
+            sqlx::query(statement)
+                .execute(&mut *tx)
+                .await
+                .map_err(|e| self.err(e))?;
+        }
         let done = sqlx::query("DELETE FROM message_fts_pending")
             .execute(&mut *tx)
             .await

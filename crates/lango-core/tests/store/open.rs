@@ -317,10 +317,15 @@ async fn upgrading_to_session_scoped_search_keeps_indexed_and_queued_rows_search
     let notes = store.search("herons", None, 10).await.unwrap();
     assert_eq!(notes.len(), 1, "the observation is found too");
     assert_eq!(notes[0].kind, SearchHitKind::Observation);
-    let words = ["heron".to_string()];
+    let found = lango_core::memory::knowledge::bm25_candidates(&store, "s", "heron")
+        .await
+        .unwrap();
     assert_eq!(
-        store.knowledge_search(&words, "s", 10).await.unwrap().len(),
+        found
+            .iter()
+            .filter(|c| c.kind == SearchHitKind::Message)
+            .count(),
         2,
-        "retrieval scoped to the session finds both messages"
+        "retrieval finds both messages: {found:?}"
     );
 }

@@ -1,4 +1,4 @@
-use lango_core::store::{MessageStatus, NewMessage, SearchHitKind};
+use lango_core::store::{MessageStatus, NewMessage, Observation, SearchHitKind};
 
 use crate::{append_n, temp_store};
 
@@ -176,19 +176,32 @@ async fn a_number_in_a_search_never_matches_a_session_id() {
         .append_message("c", NewMessage::new("user", "room 2 is booked"))
         .await
         .unwrap();
+    // Knowledge retrieval finds a session's memory through the index, scoped to it.
+    store
+        .save_observation(Observation {
+            id: String::new(),
+            session_key: "c".into(),
+            content: "User booked room 2".into(),
+            token_count: 4,
+            seq_start: 1,
+            seq_end: 2,
+            created_at: 0,
+        })
+        .await
+        .unwrap();
     for number in ["1", "2", "3"] {
         let hits = store.search(number, None, 10).await.unwrap();
         let expected = usize::from(number == "2");
-        assert_eq!(hits.len(), expected, "search {number:?}: {hits:?}");
+        assert_eq!(hits.len(), 2 * expected, "search {number:?}: {hits:?}");
         let words = [number.to_string()];
-        let scoped = store.knowledge_search(&words, "c", 10).await.unwrap();
+        let scoped = store.knowledge_matches(&words, "c", 10).await.unwrap();
         assert_eq!(scoped.len(), expected, "knowledge {number:?}: {scoped:?}");
     }
 }
 
-/// Retrieval runs inline on one dedicated read connection; calls that find it in use (other
-/// sessions' model calls at the same moment) wait on a blocking thread and still get their
-/// own session's answer.
+/// Retrieval's reads run inline on one dedicated read connection; calls that find it in use
+/// (other sessions' model calls at the same moment) wait on a blocking thread and still get
+/// their own session's answer.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn concurrent_retrievals_each_get_their_own_sessions_hits() {
     let (_d, store) = temp_store().await;
@@ -214,14 +227,16 @@ async fn concurrent_retrievals_each_get_their_own_sessions_hits() {
                 .await
                 .unwrap()
                 .expect("known session");
-            let hits = store.knowledge_search(&words, &key, 10).await.unwrap();
-            (n % 8, state.live_messages, hits)
+            let history = store.history_texts(&key, 10).await.unwrap();
+            let hits = store.knowledge_matches(&words, &key, 10).await.unwrap();
+            assert!(hits.is_empty(), "no memory yet: {hits:?}");
+            (n % 8, state.live_messages, history)
         })
     });
     for call in calls.collect::<Vec<_>>() {
         let (i, live, hits) = call.await.unwrap();
         assert_eq!(live, 1, "session s{i}");
         assert_eq!(hits.len(), 1, "session s{i}: {hits:?}");
-        assert_eq!(hits[0].snippet, format!("the [lantern] number {i}"));
+        assert_eq!(hits[0].text, format!("the lantern number {i}"));
     }
 }

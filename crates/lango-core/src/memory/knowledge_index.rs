@@ -1,0 +1,408 @@
+//! The BM25 ranking behind knowledge retrieval, and the per-session cache that keeps it off
+//! the send path.
+//!
+//! Most of what retrieval searches — archived messages, observations, reflections — changes
+//! only with the session's memory version (migration 0004). For those items this keeps, per
+//! session and until its version changes, which items hold each query keyword and how often.
+//! A model call then reads SQLite only for keywords not seen since the last memory change (one
+//! unranked match, `Store::knowledge_matches`) and ranks in memory. Messages still in the
+//! model's history change every turn; they are read afresh each call (`Store::history_texts`;
+//! with memory on the history stays short) and matched here.
+//!
+//! The ranking is FTS5's `bm25()` formula (k1 1.2, b 0.75, IDF `ln((N - n + 0.5) / (n + 0.5))`,
+//! at least 1e-6) over the session's own statistics rather than the whole database's: an
+//! item's score no longer depends on what other conversations contain, and no query scans
+//! other sessions' rows. Lengths are the stored token counts.
+//!
+//! Owns the cache and the scoring. The SQL is the store's; what the prompt shows from the
+//! ranking is `memory::knowledge`'s.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use unicode_normalization::UnicodeNormalization;
+
+use crate::store::{
+    collection_index, KnowledgeDoc, KnowledgeHit, KnowledgeStats, SearchHitKind, Store, StoreResult,
+};
+
+const K1: f64 = 1.2;
+const B: f64 = 0.75;
+/// Matching items read per collection and search at most (the newest): bounds one cold
+/// keyword's cost and the cache's size in a very long conversation.
+const MATCHES_PER_COLLECTION: u32 = 5_000;
+/// Sessions kept; beyond that the cache starts over (a desktop has a few conversations open).
+const SESSIONS: usize = 16;
+
+/// What one session's retrieval knows at one memory version.
+#[derive(Debug, Default)]
+struct SessionIndex {
+    version: i64,
+    /// Items and tokens of the archive, observations and reflections.
+    stats: Option<KnowledgeStats>,
+    docs: Vec<KnowledgeDoc>,
+    by_id: HashMap<(SearchHitKind, String), usize>,
+    /// Keyword → (index into `docs`, occurrences). Keywords with no item map to nothing.
+    postings: HashMap<String, Vec<(usize, u32)>>,
+}
+
+impl SessionIndex {
+    fn new(version: i64) -> Self {
+        SessionIndex {
+            version,
+            ..SessionIndex::default()
+        }
+    }
+
+    /// Records `docs` (every item matching `words`) under each of `words`.
+    fn add(&mut self, words: &[String], docs: Vec<KnowledgeDoc>) {
+        let mut postings: Vec<Vec<(usize, u32)>> = vec![Vec::new(); words.len()];
+        for doc in docs {
+            let tf = term_frequencies(&doc.text, words);
+            let id = (doc.kind, doc.item_id.clone());
+            let at = match self.by_id.get(&id) {
+                Some(&at) => at,
+                None => {
+                    self.docs.push(doc);
+                    self.by_id.insert(id, self.docs.len() - 1);
+                    self.docs.len() - 1
+                }
+            };
+            for (w, &n) in tf.iter().enumerate() {
+                if n > 0 {
+                    postings[w].push((at, n));
+                }
+            }
+        }
+        for (word, list) in words.iter().zip(postings) {
+            self.postings.insert(word.clone(), list);
+        }
+    }
+}
+
+/// Per-session retrieval statistics, shared by the calls of one model adapter. Cheap to
+/// clone; `Default` is an empty cache (a one-off ranking, as the inspector makes).
+#[derive(Debug, Default, Clone)]
+pub struct KnowledgeIndex {
+    sessions: Arc<Mutex<HashMap<String, SessionIndex>>>,
+    counts: Arc<Counts>,
+}
+
+#[derive(Debug, Default)]
+struct Counts {
+    keywords: AtomicU64,
+    read: AtomicU64,
+}
+
+/// How often the cache answered: keywords searched, and those read from the database (not
+/// seen since the session's last memory change).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct IndexCounts {
+    pub keywords: u64,
+    pub read: u64,
+}
+
+impl KnowledgeIndex {
+    /// The items of session `key` matching ANY of `words`, best first, at most `limit`:
+    /// its memory (from the cache for `version`, reading only what is missing) and the
+    /// messages still in the model's history.
+    pub async fn search(
+        &self,
+        store: &Store,
+        key: &str,
+        version: i64,
+        words: &[String],
+        limit: usize,
+    ) -> StoreResult<Vec<KnowledgeHit>> {
+        let words: Vec<String> = words.iter().map(|w| fold(w.trim())).collect();
+        if words.is_empty() {
+            return Ok(Vec::new());
+        }
+        let (missing, need_stats) = {
+            let mut sessions = self.lock();
+            if sessions.len() >= SESSIONS && !sessions.contains_key(key) {
+                sessions.clear();
+            }
+            let index = sessions
+                .entry(key.to_owned())
+                .or_insert_with(|| SessionIndex::new(version));
+            if index.version != version {
+                *index = SessionIndex::new(version);
+            }
+            let missing: Vec<String> = words
+                .iter()
+                .filter(|w| !index.postings.contains_key(*w))
+                .cloned()
+                .collect();
+            (missing, index.stats.is_none())
+        };
+        self.counts
+            .keywords
+            .fetch_add(words.len() as u64, Ordering::Relaxed);
+        self.counts
+            .read
+            .fetch_add(missing.len() as u64, Ordering::Relaxed);
+        let stats = if need_stats {
+            Some(store.knowledge_stats(key).await?)
+        } else {
+            None
+        };
+        let found = if missing.is_empty() {
+            Vec::new()
+        } else {
+            store
+                .knowledge_matches(&missing, key, MATCHES_PER_COLLECTION)
+                .await?
+        };
+        let live = store.history_texts(key, MATCHES_PER_COLLECTION).await?;
+
+        let mut sessions = self.lock();
+        let index = sessions
+            .entry(key.to_owned())
+            .or_insert_with(|| SessionIndex::new(version));
+        if index.version != version {
+            // Another call moved the session to a newer version meanwhile: rank this call's
+            // reads in a throwaway index (the cache stays with the newer version).
+            let mut own = SessionIndex::new(version);
+            own.stats = stats;
+            own.add(&missing, found);
+            return Ok(rank(&own, &words, live, limit));
+        }
+        if let Some(stats) = stats {
+            index.stats = Some(stats);
+        }
+        if !missing.is_empty() {
+            index.add(&missing, found);
+        }
+        Ok(rank(index, &words, live, limit))
+    }
+
+    /// Keywords searched so far, and how many of them were read from the database.
+    pub fn counts(&self) -> IndexCounts {
+        IndexCounts {
+            keywords: self.counts.keywords.load(Ordering::Relaxed),
+            read: self.counts.read.load(Ordering::Relaxed),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, SessionIndex>> {
+        self.sessions.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// BM25 of every item holding a keyword: the cached memory items of `index` and the
+/// history's messages `live`; best `limit` first, as knowledge hits with snippets.
+fn rank(
+    index: &SessionIndex,
+    words: &[String],
+    live: Vec<KnowledgeDoc>,
+    limit: usize,
+) -> Vec<KnowledgeHit> {
+    let stats = index.stats.unwrap_or_default();
+    let live_tf: Vec<Vec<u32>> = live
+        .iter()
+        .map(|d| term_frequencies(&d.text, words))
+        .collect();
+    // Items and tokens per collection; messages are the archive's and the history's.
+    let mut items = stats.items;
+    let mut tokens = stats.tokens;
+    items[0] += live.len() as i64;
+    tokens[0] += live.iter().map(|d| d.tokens.max(0)).sum::<i64>();
+    let avg_len: Vec<f64> = (0..3)
+        .map(|c| {
+            if items[c] > 0 && tokens[c] > 0 {
+                tokens[c] as f64 / items[c] as f64
+            } else {
+                1.0
+            }
+        })
+        .collect();
+    let items = items.map(|n| n as f64);
+
+    // (memory doc index | history doc index) → score
+    let mut memory_scores: HashMap<usize, f64> = HashMap::new();
+    let mut live_scores: HashMap<usize, f64> = HashMap::new();
+    for (w, word) in words.iter().enumerate() {
+        let cached = index.postings.get(word).map(Vec::as_slice).unwrap_or(&[]);
+        let mut holders = [0usize; 3];
+        for &(d, _) in cached {
+            holders[collection_index(index.docs[d].kind)] += 1;
+        }
+        holders[0] += live_tf.iter().filter(|tf| tf[w] > 0).count();
+        let idf: Vec<f64> = (0..3).map(|c| idf(items[c], holders[c] as f64)).collect();
+        let term = |kind: SearchHitKind, tokens: i64, tf: u32| {
+            let c = collection_index(kind);
+            let tf = f64::from(tf);
+            let norm = 1.0 - B + B * (tokens.max(0) as f64) / avg_len[c];
+            idf[c] * (tf * (K1 + 1.0)) / (tf + K1 * norm)
+        };
+        for &(d, tf) in cached {
+            let doc = &index.docs[d];
+            *memory_scores.entry(d).or_default() += term(doc.kind, doc.tokens, tf);
+        }
+        for (d, tf) in live_tf.iter().enumerate() {
+            if tf[w] > 0 {
+                *live_scores.entry(d).or_default() += term(live[d].kind, live[d].tokens, tf[w]);
+            }
+        }
+    }
+
+    let mut ranked: Vec<(f64, &KnowledgeDoc)> = memory_scores
+        .into_iter()
+        .map(|(d, s)| (s, &index.docs[d]))
+        .chain(live_scores.into_iter().map(|(d, s)| (s, &live[d])))
+        .collect();
+    // Best first; equal scores newest first within a collection, collections in a fixed
+    // order, so a ranking never depends on hash order.
+    ranked.sort_by(|a, b| {
+        b.0.total_cmp(&a.0)
+            .then(collection_index(a.1.kind).cmp(&collection_index(b.1.kind)))
+            .then(newest_first(&a.1.item_id, &b.1.item_id))
+    });
+    ranked
+        .into_iter()
+        .take(limit)
+        .map(|(_, doc)| KnowledgeHit {
+            kind: doc.kind,
+            item_id: doc.item_id.clone(),
+            snippet: crate::store::snippet(&doc.text, words),
+            content: (doc.kind != SearchHitKind::Message).then(|| doc.text.clone()),
+        })
+        .collect()
+}
+
+/// FTS5's IDF: `ln((N - n + 0.5) / (n + 0.5))`, at least 1e-6 (a word in most items still
+/// counts a little, never negatively).
+fn idf(items: f64, holders: f64) -> f64 {
+    let idf = ((items - holders + 0.5) / (holders + 0.5)).ln();
+    if idf.is_finite() && idf > 1e-6 {
+        idf
+    } else {
+        1e-6
+    }
+}
+
+/// Message ids are numbers (newest = largest); observation and reflection ids compare as text.
+fn newest_first(a: &str, b: &str) -> std::cmp::Ordering {
+    match (a.parse::<i64>(), b.parse::<i64>()) {
+        (Ok(x), Ok(y)) => y.cmp(&x),
+        _ => b.cmp(a),
+    }
+}
+
+/// Lowercase without diacritics, as FTS5's `unicode61 remove_diacritics 2` compares words.
+fn fold(word: &str) -> String {
+    if word.is_ascii() {
+        return word.to_ascii_lowercase();
+    }
+    word.nfd()
+        .filter(|c| !unicode_normalization::char::is_combining_mark(*c))
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// How often each of `words` (folded) occurs in `text` as a whole token (runs of letters and
+/// digits, like the `unicode61` tokenizer).
+fn term_frequencies(text: &str, words: &[String]) -> Vec<u32> {
+    let mut counts = vec![0u32; words.len()];
+    for token in text.split(|c: char| !c.is_alphanumeric()) {
+        if token.is_empty() {
+            continue;
+        }
+        if token.is_ascii() {
+            for (w, word) in words.iter().enumerate() {
+                if word.len() == token.len() && word.eq_ignore_ascii_case(token) {
+                    counts[w] += 1;
+                }
+            }
+        } else {
+            let folded = fold(token);
+            for (w, word) in words.iter().enumerate() {
+                if *word == folded {
+                    counts[w] += 1;
+                }
+            }
+        }
+    }
+    counts
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(list: &[&str]) -> Vec<String> {
+        list.iter().map(|w| w.to_string()).collect()
+    }
+
+    #[test]
+    fn term_frequencies_count_whole_words_ignoring_case_and_accents() {
+        let tf = term_frequencies(
+            "Café au lait, CAFE noir; cafeteria. Tea-tea!",
+            &words(&["cafe", "tea"]),
+        );
+        assert_eq!(tf, vec![2, 2]);
+    }
+
+    #[test]
+    fn idf_is_positive_and_rarer_words_weigh_more() {
+        assert!(idf(100.0, 2.0) > idf(100.0, 20.0));
+        assert_eq!(
+            idf(10.0, 9.0),
+            1e-6,
+            "a word in most items still counts a little"
+        );
+        assert_eq!(idf(0.0, 0.0), 1e-6);
+    }
+
+    fn doc(kind: SearchHitKind, id: &str, text: &str) -> KnowledgeDoc {
+        KnowledgeDoc {
+            kind,
+            item_id: id.into(),
+            text: text.into(),
+            tokens: text.split_whitespace().count() as i64,
+        }
+    }
+
+    #[test]
+    fn items_with_more_and_rarer_words_rank_first() {
+        let mut index = SessionIndex::new(1);
+        index.stats = Some(KnowledgeStats {
+            items: [20, 2, 0],
+            tokens: [100, 10, 0],
+        });
+        let w = words(&["heron", "lake"]);
+        index.add(
+            &w,
+            vec![
+                doc(SearchHitKind::Message, "1", "the lake"),
+                doc(SearchHitKind::Message, "2", "a heron by the lake"),
+                doc(SearchHitKind::Message, "3", "a heron"),
+                doc(SearchHitKind::Message, "4", "lake again"),
+                doc(SearchHitKind::Message, "5", "lake and lake"),
+            ],
+        );
+        let hits = rank(&index, &w, Vec::new(), 10);
+        let ids: Vec<&str> = hits.iter().map(|h| h.item_id.as_str()).collect();
+        assert_eq!(ids[0], "2", "both words");
+        assert_eq!(ids[1], "3", "the rarer word");
+        assert_eq!(hits.len(), 5);
+        assert_eq!(hits[0].snippet, "a [heron] by the [lake]");
+    }
+
+    #[test]
+    fn history_items_rank_with_the_cached_ones_and_the_limit_applies() {
+        let mut index = SessionIndex::new(1);
+        index.stats = Some(KnowledgeStats {
+            items: [3, 0, 0],
+            tokens: [9, 0, 0],
+        });
+        let w = words(&["otter"]);
+        index.add(&w, vec![doc(SearchHitKind::Message, "1", "an otter swims")]);
+        let live = vec![doc(SearchHitKind::Message, "9", "otter otter otter")];
+        let hits = rank(&index, &w, live, 1);
+        assert_eq!(hits.len(), 1);
+        assert_eq!(hits[0].item_id, "9", "more occurrences rank first");
+    }
+}
