@@ -171,11 +171,18 @@ impl Engine {
             }
             let cycle = Arc::new(cycle);
             let runner_cycle = Arc::clone(&cycle);
+            let (cycle_index, cycle_store) = (knowledge_index.clone(), store.clone());
             let buffer = MemoryBuffer::start(
                 move |key: String| {
                     let cycle = Arc::clone(&runner_cycle);
+                    let (index, store) = (cycle_index.clone(), cycle_store.clone());
                     async move {
                         cycle.run(&key).await;
+                        // The cycle may have changed the memory: rebuild retrieval's cache
+                        // here, off the send path, rather than in the next model call.
+                        if let Err(e) = index.refresh(&store, &key).await {
+                            tracing::warn!(session = %key, error = %e, "refreshing the retrieval cache failed");
+                        }
                     }
                 },
                 0,

@@ -986,3 +986,29 @@ async fn archived_messages_indexed_late_are_found_by_a_cached_retrieval() {
     assert_eq!(found.len(), 1, "{found:?}");
     assert_eq!(found[0].content, "The kayak is stored in the garage");
 }
+
+/// After a memory change the engine refreshes retrieval's cache in the background (after the
+/// memory cycle): the next model call finds the new note without reading the database.
+#[tokio::test]
+async fn a_refresh_after_a_memory_change_keeps_the_next_retrieval_off_the_database() {
+    use lango_core::memory::knowledge::bm25_candidates_in;
+    use lango_core::memory::knowledge_index::KnowledgeIndex;
+
+    let (_d, store) = temp_store().await;
+    store.create_session("s", "").await.unwrap();
+    observe(&store, "s", "User grows tomatoes on the balcony").await;
+    let index = KnowledgeIndex::default();
+    let ask = || async {
+        let state = store.memory_state("s").await.unwrap().unwrap();
+        bm25_candidates_in(&index, &store, "s", &state, "how do the tomatoes grow?")
+            .await
+            .unwrap()
+    };
+    assert_eq!(ask().await.len(), 1);
+    observe(&store, "s", "The tomatoes need water every evening").await;
+    index.refresh(&store, "s").await.unwrap();
+    let read = index.counts().read;
+    let found = ask().await;
+    assert_eq!(found.len(), 2, "the new note is found: {found:?}");
+    assert_eq!(index.counts().read, read, "nothing was read on the call");
+}

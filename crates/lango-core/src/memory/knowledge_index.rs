@@ -34,6 +34,8 @@ const B: f64 = 0.75;
 const MATCHES_PER_COLLECTION: u32 = 5_000;
 /// Sessions kept; beyond that the cache starts over (a desktop has a few conversations open).
 const SESSIONS: usize = 16;
+/// Keywords a refresh reads again at most: the session's most recently searched ones.
+const REFRESH_KEYWORDS: usize = 64;
 
 /// What one session's retrieval knows at one memory version.
 #[derive(Debug, Default)]
@@ -45,6 +47,9 @@ struct SessionIndex {
     by_id: HashMap<(SearchHitKind, String), usize>,
     /// Keyword → (index into `docs`, occurrences). Keywords with no item map to nothing.
     postings: HashMap<String, Vec<(usize, u32)>>,
+    /// Searched keywords, least recently used first, at most [`REFRESH_KEYWORDS`]: what a
+    /// refresh for the next memory version reads again.
+    recent: Vec<String>,
 }
 
 impl SessionIndex {
@@ -53,6 +58,13 @@ impl SessionIndex {
             version,
             ..SessionIndex::default()
         }
+    }
+
+    fn used(&mut self, words: &[String]) {
+        self.recent.retain(|w| !words.contains(w));
+        self.recent.extend(words.iter().cloned());
+        let over = self.recent.len().saturating_sub(REFRESH_KEYWORDS);
+        self.recent.drain(..over);
     }
 
     /// Records `docs` (every item matching `words`) under each of `words`.
@@ -128,8 +140,11 @@ impl KnowledgeIndex {
                 .entry(key.to_owned())
                 .or_insert_with(|| SessionIndex::new(version));
             if index.version != version {
+                let recent = std::mem::take(&mut index.recent);
                 *index = SessionIndex::new(version);
+                index.recent = recent;
             }
+            index.used(&words);
             let missing: Vec<String> = words
                 .iter()
                 .filter(|w| !index.postings.contains_key(*w))
@@ -176,6 +191,34 @@ impl KnowledgeIndex {
             index.add(&missing, found);
         }
         Ok(rank(index, &words, live, limit))
+    }
+
+    /// Brings session `key`'s cache to its current memory version, off the send path (the
+    /// engine calls it after each memory cycle): when the version moved, the statistics and
+    /// the matches of the session's recently searched keywords are read again, so the next
+    /// model call finds them cached. Nothing to do for a session never searched or current.
+    pub async fn refresh(&self, store: &Store, key: &str) -> StoreResult<()> {
+        let Some(state) = store.memory_state(key).await? else {
+            return Ok(());
+        };
+        let words = match self.lock().get(key) {
+            Some(index) if index.version < state.version => index.recent.clone(),
+            _ => return Ok(()),
+        };
+        let stats = store.knowledge_stats(key).await?;
+        let found = store
+            .knowledge_matches(&words, key, MATCHES_PER_COLLECTION)
+            .await?;
+        let mut fresh = SessionIndex::new(state.version);
+        fresh.stats = Some(stats);
+        fresh.add(&words, found);
+        fresh.recent = words;
+        let mut sessions = self.lock();
+        // A model call may have moved the entry to this version or a newer one meanwhile.
+        if sessions.get(key).is_some_and(|i| i.version < state.version) {
+            sessions.insert(key.to_owned(), fresh);
+        }
+        Ok(())
     }
 
     /// Keywords searched so far, and how many of them were read from the database.
