@@ -113,7 +113,11 @@ try {
   // from the process start; epoch-based, so both clocks meet.
   const page = await session.execute(
     `const n = performance.getEntriesByType('navigation')[0];
-     return { origin: performance.timeOrigin, dom: n ? n.domContentLoadedEventEnd : null };`,
+     const mark = (name) => performance.getEntriesByName(name)[0]?.startTime ?? null;
+     return { origin: performance.timeOrigin, dom: n ? n.domContentLoadedEventEnd : null,
+              bundle: mark('lango:bundle-start'), mounted: mark('lango:mounted'),
+              asked: mark('lango:status-asked'),
+              answered: mark('lango:status-answered') };`,
   );
   const processStartEpoch = Date.now() - (startedPid ? processAgeMs(startedPid) : withDriverMs);
   const navigationMs = page.origin - processStartEpoch;
@@ -154,6 +158,12 @@ try {
   console.log(
     `  (from the app process's start; ${withDriverMs.toFixed(0)} ms including WebDriver's session setup;` +
       ` page navigation began at ${navigationMs.toFixed(0)} ms, DOM ready at ${domReadyMs.toFixed(0)} ms)`,
+  );
+  const at = (mark) => (mark === null ? 'n/a' : `${(navigationMs + mark).toFixed(0)} ms`);
+  console.log(
+    `  (on the page's clock from the process start: bundle ran at ${at(page.bundle)},` +
+      ` status asked at ${at(page.asked)}, shell mounted at ${at(page.mounted)},` +
+      ` status answered at ${at(page.answered)})`,
   );
   line('idle RSS (app + WebKit processes)', `${rssMb.toFixed(0)} MB`, '≤ 150 MB', rssMb <= 150);
   console.log(

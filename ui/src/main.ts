@@ -2,7 +2,11 @@ import { mount } from 'svelte';
 import App from './App.svelte';
 import './app.css';
 
+// Marks for `make perf` (tests/perf/desktop-perf.mjs): where the cold start goes.
+performance.mark('lango:bundle-start');
 const target = document.getElementById('root');
 if (!target) throw new Error('index.html has no #root element');
 
-export default mount(App, { target });
+const app = mount(App, { target });
+performance.mark('lango:mounted');
+export default app;
