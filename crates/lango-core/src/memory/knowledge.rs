@@ -21,9 +21,10 @@
 use std::collections::{HashMap, HashSet};
 
 use super::embedding::cosine;
+pub use super::knowledge_index::Candidate;
 use super::knowledge_index::KnowledgeIndex;
 use crate::agent::{roles, Content};
-use crate::store::{KnowledgeHit, MemoryState, SearchHitKind, Store, StoreResult};
+use crate::store::{MemoryState, SearchHitKind, Store, StoreResult};
 use crate::tokens::TokenCounter;
 
 pub const KNOWLEDGE_HEADING: &str = "## Semantic Context (RAG)";
@@ -82,11 +83,6 @@ pub fn keywords(query: &str) -> Vec<String> {
         .collect()
 }
 
-/// A search snippet without the match markers: `[`/`]` removed, `…` kept.
-fn clean_snippet(snippet: &str) -> String {
-    snippet.replace(['[', ']'], "")
-}
-
 /// True when the model already sees this message text in `visible` (e.g. the current turn).
 fn is_echo(snippet: &str, visible: &[String]) -> bool {
     let longest = snippet
@@ -106,56 +102,11 @@ const RRF_K: f64 = 60.0;
 /// A message found only by its vector is shown as its first this-many characters.
 const EXCERPT_CHARS: usize = 400;
 
-/// One retrievable item of a session, before the per-request filtering of [`select`].
-#[derive(Debug, Clone, PartialEq)]
-pub struct Candidate {
-    pub kind: SearchHitKind,
-    pub id: String,
-    /// Messages: the search snippet without match markers (or, when only the vector found
-    /// it, the start of its text). Observations and reflections: their whole text.
-    pub content: String,
-}
-
 fn excerpt(text: &str) -> String {
     match text.char_indices().nth(EXCERPT_CHARS) {
         Some((cut, _)) => format!("{}…", &text[..cut]),
         None => text.to_owned(),
     }
-}
-
-/// The BM25 ranking of `hits` (best first): by how many keywords the snippet contains, then
-/// by search position.
-fn rank_bm25(words: &[String], hits: Vec<KnowledgeHit>) -> Vec<Candidate> {
-    // (collection, id) → (keywords matched, Σ 1/(rank+1), first seen, candidate)
-    type Score = (usize, f64, usize, Candidate);
-    let mut scored: HashMap<(&'static str, String), Score> = HashMap::new();
-    for (rank, hit) in hits.into_iter().enumerate() {
-        let snippet = clean_snippet(&hit.snippet);
-        let lower = snippet.to_lowercase();
-        let matched = words.iter().filter(|w| lower.contains(w.as_str())).count();
-        let content = match hit.kind {
-            SearchHitKind::Message => snippet,
-            _ => match hit.content {
-                Some(c) => c,
-                None => continue, // deleted since it was indexed
-            },
-        };
-        scored
-            .entry((hit.kind.name(), hit.item_id.clone()))
-            .or_insert((
-                matched,
-                1.0 / (rank as f64 + 1.0),
-                rank,
-                Candidate {
-                    kind: hit.kind,
-                    id: hit.item_id,
-                    content,
-                },
-            ));
-    }
-    let mut ranked: Vec<Score> = scored.into_values().collect();
-    ranked.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.total_cmp(&a.1)).then(a.2.cmp(&b.2)));
-    ranked.into_iter().map(|s| s.3).collect()
 }
 
 /// The session's items most similar to `query_vector`, best first, at most
@@ -264,10 +215,9 @@ pub async fn bm25_candidates_in(
     if words.is_empty() {
         return Ok(Vec::new());
     }
-    let hits = index
+    index
         .search(store, key, state.version, &words, HITS_PER_QUERY)
-        .await?;
-    Ok(rank_bm25(&words, hits))
+        .await
 }
 
 /// `bm25` fused with the ranking of the session's vectors by similarity to `query_vector`

@@ -14,18 +14,30 @@
 //! item's score no longer depends on what other conversations contain, and no query scans
 //! other sessions' rows. Lengths are the stored token counts.
 //!
-//! Owns the cache and the scoring. The SQL is the store's; what the prompt shows from the
-//! ranking is `memory::knowledge`'s.
+//! Items are ranked by how many distinct keywords they hold (a whole user sentence rarely
+//! has all its words in one note), then by that score.
+//!
+//! Owns the cache and the ranking. The SQL is the store's, the tokenizer and snippets are
+//! `store::snippet`'s; what the prompt shows from the ranking is `memory::knowledge`'s.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use unicode_normalization::UnicodeNormalization;
-
 use crate::store::{
-    collection_index, KnowledgeDoc, KnowledgeHit, KnowledgeStats, SearchHitKind, Store, StoreResult,
+    collection_index, fold, plain_snippet, term_frequencies, KnowledgeDoc, KnowledgeStats,
+    SearchHitKind, Store, StoreResult, SNIPPET_TOKENS,
 };
+
+/// One retrievable item of a session, ranked.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Candidate {
+    pub kind: SearchHitKind,
+    pub id: String,
+    /// Messages: a snippet around the query's words (or, when only the vector ranking found
+    /// it, the start of its text). Observations and reflections: their whole text.
+    pub content: String,
+}
 
 const K1: f64 = 1.2;
 const B: f64 = 0.75;
@@ -126,7 +138,7 @@ impl KnowledgeIndex {
         version: i64,
         words: &[String],
         limit: usize,
-    ) -> StoreResult<Vec<KnowledgeHit>> {
+    ) -> StoreResult<Vec<Candidate>> {
         let words: Vec<String> = words.iter().map(|w| fold(w.trim())).collect();
         if words.is_empty() {
             return Ok(Vec::new());
@@ -234,14 +246,14 @@ impl KnowledgeIndex {
     }
 }
 
-/// BM25 of every item holding a keyword: the cached memory items of `index` and the
-/// history's messages `live`; best `limit` first, as knowledge hits with snippets.
+/// Every item holding a keyword — the cached memory items of `index` and the history's
+/// messages `live` —, by keywords held, then BM25; best `limit` first, as candidates.
 fn rank(
     index: &SessionIndex,
     words: &[String],
     live: Vec<KnowledgeDoc>,
     limit: usize,
-) -> Vec<KnowledgeHit> {
+) -> Vec<Candidate> {
     let stats = index.stats.unwrap_or_default();
     let live_tf: Vec<Vec<u32>> = live
         .iter()
@@ -263,9 +275,13 @@ fn rank(
         .collect();
     let items = items.map(|n| n as f64);
 
-    // (memory doc index | history doc index) → score
-    let mut memory_scores: HashMap<usize, f64> = HashMap::new();
-    let mut live_scores: HashMap<usize, f64> = HashMap::new();
+    // (memory doc index | history doc index) → (keywords held, score)
+    let mut memory_scores: HashMap<usize, (usize, f64)> = HashMap::new();
+    let mut live_scores: HashMap<usize, (usize, f64)> = HashMap::new();
+    let add = |entry: &mut (usize, f64), score: f64| {
+        entry.0 += 1;
+        entry.1 += score;
+    };
     for (w, word) in words.iter().enumerate() {
         let cached = index.postings.get(word).map(Vec::as_slice).unwrap_or(&[]);
         let mut holders = [0usize; 3];
@@ -282,35 +298,44 @@ fn rank(
         };
         for &(d, tf) in cached {
             let doc = &index.docs[d];
-            *memory_scores.entry(d).or_default() += term(doc.kind, doc.tokens, tf);
+            add(
+                memory_scores.entry(d).or_default(),
+                term(doc.kind, doc.tokens, tf),
+            );
         }
         for (d, tf) in live_tf.iter().enumerate() {
             if tf[w] > 0 {
-                *live_scores.entry(d).or_default() += term(live[d].kind, live[d].tokens, tf[w]);
+                let score = term(live[d].kind, live[d].tokens, tf[w]);
+                add(live_scores.entry(d).or_default(), score);
             }
         }
     }
 
-    let mut ranked: Vec<(f64, &KnowledgeDoc)> = memory_scores
+    let mut ranked: Vec<((usize, f64), &KnowledgeDoc)> = memory_scores
         .into_iter()
         .map(|(d, s)| (s, &index.docs[d]))
         .chain(live_scores.into_iter().map(|(d, s)| (s, &live[d])))
         .collect();
-    // Best first; equal scores newest first within a collection, collections in a fixed
-    // order, so a ranking never depends on hash order.
+    // Most keywords first, then best score; equal ones newest first within a collection,
+    // collections in a fixed order, so a ranking never depends on hash order.
     ranked.sort_by(|a, b| {
-        b.0.total_cmp(&a.0)
+        (b.0)
+            .0
+            .cmp(&(a.0).0)
+            .then((b.0).1.total_cmp(&(a.0).1))
             .then(collection_index(a.1.kind).cmp(&collection_index(b.1.kind)))
             .then(newest_first(&a.1.item_id, &b.1.item_id))
     });
     ranked
         .into_iter()
         .take(limit)
-        .map(|(_, doc)| KnowledgeHit {
+        .map(|(_, doc)| Candidate {
             kind: doc.kind,
-            item_id: doc.item_id.clone(),
-            snippet: crate::store::snippet(&doc.text, words),
-            content: (doc.kind != SearchHitKind::Message).then(|| doc.text.clone()),
+            id: doc.item_id.clone(),
+            content: match doc.kind {
+                SearchHitKind::Message => plain_snippet(&doc.text, words, SNIPPET_TOKENS),
+                _ => doc.text.clone(),
+            },
         })
         .collect()
 }
@@ -334,58 +359,12 @@ fn newest_first(a: &str, b: &str) -> std::cmp::Ordering {
     }
 }
 
-/// Lowercase without diacritics, as FTS5's `unicode61 remove_diacritics 2` compares words.
-fn fold(word: &str) -> String {
-    if word.is_ascii() {
-        return word.to_ascii_lowercase();
-    }
-    word.nfd()
-        .filter(|c| !unicode_normalization::char::is_combining_mark(*c))
-        .flat_map(char::to_lowercase)
-        .collect()
-}
-
-/// How often each of `words` (folded) occurs in `text` as a whole token (runs of letters and
-/// digits, like the `unicode61` tokenizer).
-fn term_frequencies(text: &str, words: &[String]) -> Vec<u32> {
-    let mut counts = vec![0u32; words.len()];
-    for token in text.split(|c: char| !c.is_alphanumeric()) {
-        if token.is_empty() {
-            continue;
-        }
-        if token.is_ascii() {
-            for (w, word) in words.iter().enumerate() {
-                if word.len() == token.len() && word.eq_ignore_ascii_case(token) {
-                    counts[w] += 1;
-                }
-            }
-        } else {
-            let folded = fold(token);
-            for (w, word) in words.iter().enumerate() {
-                if *word == folded {
-                    counts[w] += 1;
-                }
-            }
-        }
-    }
-    counts
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn words(list: &[&str]) -> Vec<String> {
         list.iter().map(|w| w.to_string()).collect()
-    }
-
-    #[test]
-    fn term_frequencies_count_whole_words_ignoring_case_and_accents() {
-        let tf = term_frequencies(
-            "Café au lait, CAFE noir; cafeteria. Tea-tea!",
-            &words(&["cafe", "tea"]),
-        );
-        assert_eq!(tf, vec![2, 2]);
     }
 
     #[test]
@@ -427,11 +406,11 @@ mod tests {
             ],
         );
         let hits = rank(&index, &w, Vec::new(), 10);
-        let ids: Vec<&str> = hits.iter().map(|h| h.item_id.as_str()).collect();
+        let ids: Vec<&str> = hits.iter().map(|h| h.id.as_str()).collect();
         assert_eq!(ids[0], "2", "both words");
         assert_eq!(ids[1], "3", "the rarer word");
         assert_eq!(hits.len(), 5);
-        assert_eq!(hits[0].snippet, "a [heron] by the [lake]");
+        assert_eq!(hits[0].content, "a heron by the lake");
     }
 
     #[test]
@@ -446,6 +425,6 @@ mod tests {
         let live = vec![doc(SearchHitKind::Message, "9", "otter otter otter")];
         let hits = rank(&index, &w, live, 1);
         assert_eq!(hits.len(), 1);
-        assert_eq!(hits[0].item_id, "9", "more occurrences rank first");
+        assert_eq!(hits[0].id, "9", "more occurrences rank first");
     }
 }

@@ -38,18 +38,6 @@ impl MemoryState {
     }
 }
 
-/// One knowledge-search hit of a session, best first.
-#[derive(Debug, Clone, PartialEq)]
-pub struct KnowledgeHit {
-    pub kind: SearchHitKind,
-    /// Message id as a string, or the observation/reflection id.
-    pub item_id: String,
-    /// The matching text with matches wrapped in `[` `]`.
-    pub snippet: String,
-    /// The whole text of an observation or reflection; None for messages.
-    pub content: Option<String>,
-}
-
 /// The session's memory version and what it holds (see [`MemoryState`]).
 const MEMORY_STATE: &str = "
 SELECT s.memory_version,

@@ -38,7 +38,7 @@ use crate::tokens::TokenCounter;
 pub use compaction::SUMMARY_PREFIX;
 pub use error::{StoreError, StoreResult};
 pub use knowledge::{
-    collection_index, KnowledgeDoc, KnowledgeHit, KnowledgeStats, MemoryState, PendingEmbedding,
+    collection_index, KnowledgeDoc, KnowledgeStats, MemoryState, PendingEmbedding,
 };
 pub use models::{
     HistoryTail, MessageKind, MessageStatus, NewMessage, Observation, Reflection, SearchHit,
@@ -47,10 +47,7 @@ pub use models::{
 pub use open::MIGRATOR;
 pub use vectors::{Triple, VectorRow};
 
-/// A search snippet of `text` for `words` (lowercase), the way the store's searches cut them.
-pub(crate) fn snippet(text: &str, words: &[String]) -> String {
-    snippet::snippet(text, words, snippet::SNIPPET_TOKENS)
-}
+pub(crate) use snippet::{fold, plain_snippet, term_frequencies, SNIPPET_TOKENS};
 
 /// A handle to the database. Cheap to clone.
 #[derive(Clone, Debug)]

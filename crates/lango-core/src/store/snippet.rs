@@ -1,12 +1,14 @@
-//! Search snippets made in Rust, the way FTS5's `snippet()` makes them: the window of a few
-//! tokens that holds the most distinct query words, matches wrapped in `[` `]`, `…` where
-//! text was cut.
+//! A text's words as FTS5's `unicode61 remove_diacritics 2` tokenizer sees them, and search
+//! snippets made from them the way FTS5's `snippet()` makes them: the window of a few tokens
+//! that holds the most distinct query words, `…` where text was cut.
 //!
-//! Why not FTS5's own: knowledge retrieval runs before every model call, and `snippet()` is
-//! evaluated for every matching row before the ranking keeps the best few — about a third of
-//! the query's time on a long conversation. Here only the kept rows get a snippet.
+//! Why in Rust: knowledge retrieval runs before every model call and ranks in Rust
+//! (`memory::knowledge_index` counts the query words of each item here), and FTS5's
+//! `snippet()` would run for every matching row before the ranking keeps the best few.
 //!
-//! Owns only text windowing; it must not touch the database.
+//! Owns only text; it must not touch the database.
+
+use unicode_normalization::UnicodeNormalization;
 
 /// Tokens per snippet (what the SQL searches pass to `snippet()`).
 pub(crate) const SNIPPET_TOKENS: usize = 12;
@@ -19,18 +21,40 @@ struct Token {
     word: Option<usize>,
 }
 
-/// Splits like FTS5's `unicode61` tokenizer (runs of letters and digits) and compares
-/// case-insensitively with `words` (already lowercase, as `memory::knowledge::keywords`
-/// makes them).
+/// Lowercase without diacritics, as FTS5's `unicode61 remove_diacritics 2` compares words.
+pub(crate) fn fold(word: &str) -> String {
+    if word.is_ascii() {
+        return word.to_ascii_lowercase();
+    }
+    word.nfd()
+        .filter(|c| !unicode_normalization::char::is_combining_mark(*c))
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// Which of `words` (folded, see [`fold`]) `token` is.
+fn word_index(token: &str, words: &[String]) -> Option<usize> {
+    if token.is_ascii() {
+        // The common case, without allocating.
+        words
+            .iter()
+            .position(|w| w.len() == token.len() && w.eq_ignore_ascii_case(token))
+    } else {
+        let folded = fold(token);
+        words.iter().position(|w| *w == folded)
+    }
+}
+
+/// Splits like FTS5's `unicode61` tokenizer (runs of letters and digits) and compares with
+/// `words` (folded) ignoring case and diacritics.
 fn tokens(text: &str, words: &[String]) -> Vec<Token> {
     let mut out = Vec::new();
     let mut start = None;
     let push = |s: usize, e: usize, out: &mut Vec<Token>| {
-        let lower = text[s..e].to_lowercase();
         out.push(Token {
             start: s,
             end: e,
-            word: words.iter().position(|w| *w == lower),
+            word: word_index(&text[s..e], words),
         });
     };
     for (i, c) in text.char_indices() {
@@ -64,9 +88,31 @@ fn score(tokens: &[Token], start: usize, n: usize) -> (usize, usize) {
     (seen.len(), hits)
 }
 
-/// The best window of `n` tokens of `text` for `words`, matches in `[` `]`, `…` at a cut.
-/// A text of at most `n` tokens is returned whole.
-pub(crate) fn snippet(text: &str, words: &[String], n: usize) -> String {
+/// How often each of `words` (folded) occurs in `text` as a whole token.
+pub(crate) fn term_frequencies(text: &str, words: &[String]) -> Vec<u32> {
+    let mut counts = vec![0u32; words.len()];
+    for t in tokens(text, words) {
+        if let Some(w) = t.word {
+            counts[w] += 1;
+        }
+    }
+    counts
+}
+
+/// The best window of `n` tokens of `text` for `words`, `…` at a cut. A text of at most `n`
+/// tokens is returned whole.
+pub(crate) fn plain_snippet(text: &str, words: &[String], n: usize) -> String {
+    cut(text, words, n, false)
+}
+
+/// [`plain_snippet`] with the matches in `[` `]`: how the tests see which words matched.
+#[cfg(test)]
+fn snippet(text: &str, words: &[String], n: usize) -> String {
+    cut(text, words, n, true)
+}
+
+/// The window with the most distinct words; `marks` wraps the matches in `[` `]`.
+fn cut(text: &str, words: &[String], n: usize, marks: bool) -> String {
     let tokens = tokens(text, words);
     let n = n.max(1);
     let start = if tokens.len() <= n {
@@ -111,7 +157,7 @@ pub(crate) fn snippet(text: &str, words: &[String], n: usize) -> String {
         if k > 0 {
             out.push_str(&text[tokens[start + k - 1].end..t.start]);
         }
-        if t.word.is_some() {
+        if marks && t.word.is_some() {
             out.push('[');
             out.push_str(&text[t.start..t.end]);
             out.push(']');
@@ -161,6 +207,20 @@ mod tests {
         assert_eq!(s, "[Tiles] first, then a…");
         let s = snippet(text, &words(&["tuesday"]), 3);
         assert_eq!(s, "…ends on [Tuesday].");
+    }
+
+    #[test]
+    fn words_match_ignoring_case_and_accents_and_only_whole() {
+        let w = words(&["cafe", "tea"]);
+        let text = "Café au lait, CAFE noir; cafeteria. Tea-tea!";
+        assert_eq!(term_frequencies(text, &w), vec![2, 2]);
+        assert_eq!(fold("Éclair"), "eclair");
+        assert_eq!(
+            plain_snippet("I like [my] Café.", &w, 12),
+            "I like [my] Café.",
+            "no markers added, the text's own kept"
+        );
+        assert_eq!(snippet("I like Café.", &w, 12), "I like [Café].");
     }
 
     #[test]
