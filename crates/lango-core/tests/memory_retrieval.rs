@@ -898,12 +898,24 @@ fn the_embedding_model_setting_is_validated() {
 // The retrieval cache (memory::knowledge_index)
 // ---------------------------------------------------------------------------------------
 
+/// Session "s"'s BM25 candidates for `query` through `index`, at its current memory state:
+/// what context assembly asks before a model call.
+async fn cached(
+    index: &lango_core::memory::knowledge_index::KnowledgeIndex,
+    store: &Store,
+    query: &str,
+) -> Vec<lango_core::memory::knowledge::Candidate> {
+    let state = store.memory_state("s").await.unwrap().unwrap();
+    lango_core::memory::knowledge::bm25_candidates_in(index, store, "s", &state, query)
+        .await
+        .unwrap()
+}
+
 /// Retrieval keeps a session's memory matches until its memory changes: a second call with
 /// the same keywords reads nothing more, a new observation is found by the very next call,
 /// and messages added to the history are found without any memory change.
 #[tokio::test]
 async fn the_retrieval_cache_follows_the_memory_version_and_never_hides_new_items() {
-    use lango_core::memory::knowledge::bm25_candidates_in;
     use lango_core::memory::knowledge_index::KnowledgeIndex;
 
     let (_d, store) = temp_store().await;
@@ -913,15 +925,7 @@ async fn the_retrieval_cache_follows_the_memory_version_and_never_hides_new_item
     let texts = |found: &[lango_core::memory::knowledge::Candidate]| -> Vec<String> {
         found.iter().map(|c| c.content.clone()).collect()
     };
-    let ask = |query: &'static str| {
-        let (store, index) = (store.clone(), index.clone());
-        async move {
-            let state = store.memory_state("s").await.unwrap().unwrap();
-            bm25_candidates_in(&index, &store, "s", &state, query)
-                .await
-                .unwrap()
-        }
-    };
+    let ask = |query: &'static str| cached(&index, &store, query);
 
     let first = ask("how are the bees and the honey?").await;
     assert_eq!(texts(&first), ["User keeps bees on the roof"]);
@@ -956,7 +960,6 @@ async fn the_retrieval_cache_follows_the_memory_version_and_never_hides_new_item
 /// before it finds them right after.
 #[tokio::test]
 async fn archived_messages_indexed_late_are_found_by_a_cached_retrieval() {
-    use lango_core::memory::knowledge::bm25_candidates_in;
     use lango_core::memory::knowledge_index::KnowledgeIndex;
 
     let (_d, store) = temp_store().await;
@@ -974,12 +977,7 @@ async fn archived_messages_indexed_late_are_found_by_a_cached_retrieval() {
         .unwrap();
     store.compact_messages("s", 1, "summary").await.unwrap();
     let index = KnowledgeIndex::default();
-    let ask = || async {
-        let state = store.memory_state("s").await.unwrap().unwrap();
-        bm25_candidates_in(&index, &store, "s", &state, "where is the kayak?")
-            .await
-            .unwrap()
-    };
+    let ask = || cached(&index, &store, "where is the kayak?");
     assert!(ask().await.is_empty(), "not indexed yet");
     store.index_pending_messages().await.unwrap();
     let found = ask().await;
@@ -991,19 +989,13 @@ async fn archived_messages_indexed_late_are_found_by_a_cached_retrieval() {
 /// memory cycle): the next model call finds the new note without reading the database.
 #[tokio::test]
 async fn a_refresh_after_a_memory_change_keeps_the_next_retrieval_off_the_database() {
-    use lango_core::memory::knowledge::bm25_candidates_in;
     use lango_core::memory::knowledge_index::KnowledgeIndex;
 
     let (_d, store) = temp_store().await;
     store.create_session("s", "").await.unwrap();
     observe(&store, "s", "User grows tomatoes on the balcony").await;
     let index = KnowledgeIndex::default();
-    let ask = || async {
-        let state = store.memory_state("s").await.unwrap().unwrap();
-        bm25_candidates_in(&index, &store, "s", &state, "how do the tomatoes grow?")
-            .await
-            .unwrap()
-    };
+    let ask = || cached(&index, &store, "how do the tomatoes grow?");
     assert_eq!(ask().await.len(), 1);
     observe(&store, "s", "The tomatoes need water every evening").await;
     index.refresh(&store, "s").await.unwrap();
