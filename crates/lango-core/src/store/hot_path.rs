@@ -61,15 +61,6 @@ impl From<rusqlite::Error> for HotError {
     }
 }
 
-/// Why the inline attempt handed over to a blocking thread.
-enum Inline<T> {
-    Done(Result<T, HotError>),
-    /// Another process holds the database lock.
-    Busy,
-    /// Another task is using the connection.
-    InUse,
-}
-
 impl HotConnection {
     /// Opens a connection to an existing, migrated database with the same per-connection
     /// settings as the sqlx pools (WAL is a property of the file and already set).
@@ -101,9 +92,8 @@ impl HotConnection {
         F: Fn(&Connection) -> rusqlite::Result<T> + Send + 'static,
         T: Send + 'static,
     {
-        match self.try_inline(&statement) {
-            Inline::Done(done) => return done,
-            Inline::Busy | Inline::InUse => {}
+        if let Some(done) = self.try_inline(&statement) {
+            return done;
         }
         // Wait for the lock, or for the connection, off the executor.
         let hot = self.clone();
@@ -133,21 +123,25 @@ impl HotConnection {
         }
     }
 
-    /// Runs `f` now if the connection is free; never waits.
-    fn try_inline<T>(&self, f: impl FnOnce(&Connection) -> rusqlite::Result<T>) -> Inline<T> {
+    /// Runs `f` now if the connection is free; never waits. None: another task is using the
+    /// connection, or another process holds the database lock (SQLITE_BUSY, nothing done).
+    fn try_inline<T>(
+        &self,
+        f: impl FnOnce(&Connection) -> rusqlite::Result<T>,
+    ) -> Option<Result<T, HotError>> {
         let guard = match self.conn.try_lock() {
             Ok(guard) => guard,
             // A panic inside a statement closure leaves the connection usable (SQLite rolls
             // back an unfinished autocommit statement on reset), so poison is not fatal.
             Err(TryLockError::Poisoned(poisoned)) => poisoned.into_inner(),
-            Err(TryLockError::WouldBlock) => return Inline::InUse,
+            Err(TryLockError::WouldBlock) => return None,
         };
         let Some(conn) = guard.as_ref() else {
-            return Inline::Done(Err(HotError::Closed));
+            return Some(Err(HotError::Closed));
         };
         match f(conn) {
-            Err(e) if is_busy(&e) => Inline::Busy,
-            done => Inline::Done(done.map_err(HotError::from)),
+            Err(e) if is_busy(&e) => None,
+            done => Some(done.map_err(HotError::from)),
         }
     }
 
