@@ -482,7 +482,7 @@ fn worth_searching(
 }
 
 /// The ranked knowledge candidates for `query`: BM25 (the memory's statistics through
-/// `index`), fused with the vector ranking when an embedder is set and the session has
+/// `options.knowledge_index`), fused with the vector ranking when an embedder is set and the session has
 /// vectors (the query is embedded, within its timeout, while the BM25 search runs).
 async fn search(
     store: &Store,
@@ -490,7 +490,6 @@ async fn search(
     query: &str,
     options: &AssemblyOptions,
     state: Option<Option<MemoryState>>,
-    index: &KnowledgeIndex,
 ) -> StoreResult<Vec<knowledge::Candidate>> {
     let has_vectors = match state {
         Some(Some(st)) => st.vectors > 0,
@@ -505,7 +504,10 @@ async fn search(
     };
     let bm25 = async {
         match state {
-            Some(Some(st)) => knowledge::bm25_candidates_in(index, store, key, &st, query).await,
+            Some(Some(st)) => {
+                let index = &options.knowledge_index;
+                knowledge::bm25_candidates_in(index, store, key, &st, query).await
+            }
             Some(None) => Ok(Vec::new()),
             // The state could not be read: read it again and rank afresh.
             None => knowledge::bm25_candidates(store, key, query).await,
@@ -592,11 +594,10 @@ async fn read(
             ),
         }
     };
-    let index = &options.knowledge_index;
     let candidates = async {
         match query {
             Some(q) if worth_searching(state, appended, history_rows) => {
-                Some(search(store, key, q, options, state, index).await)
+                Some(search(store, key, q, options, state).await)
             }
             _ => None,
         }
@@ -645,8 +646,7 @@ async fn finish(
                         Some(request.contents.len()),
                     ) =>
                 {
-                    let index = &options.knowledge_index;
-                    Some(search(store, key, q, options, reads.state, index).await)
+                    Some(search(store, key, q, options, reads.state).await)
                 }
                 _ => None,
             },
