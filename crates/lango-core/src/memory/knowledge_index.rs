@@ -25,8 +25,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use crate::store::{
-    collection_index, fold, plain_snippet, term_frequencies, KnowledgeDoc, KnowledgeStats,
-    SearchHitKind, Store, StoreResult, SNIPPET_TOKENS,
+    fold, plain_snippet, term_frequencies, KnowledgeDoc, KnowledgeStats, SearchHitKind, Store,
+    StoreResult, SNIPPET_TOKENS,
 };
 
 /// One retrievable item of a session, ranked.
@@ -286,12 +286,12 @@ fn rank(
         let cached = index.postings.get(word).map(Vec::as_slice).unwrap_or(&[]);
         let mut holders = [0usize; 3];
         for &(d, _) in cached {
-            holders[collection_index(index.docs[d].kind)] += 1;
+            holders[index.docs[d].kind.position()] += 1;
         }
         holders[0] += live_tf.iter().filter(|tf| tf[w] > 0).count();
         let idf: Vec<f64> = (0..3).map(|c| idf(items[c], holders[c] as f64)).collect();
         let term = |kind: SearchHitKind, tokens: i64, tf: u32| {
-            let c = collection_index(kind);
+            let c = kind.position();
             let tf = f64::from(tf);
             let norm = 1.0 - B + B * (tokens.max(0) as f64) / avg_len[c];
             idf[c] * (tf * (K1 + 1.0)) / (tf + K1 * norm)
@@ -323,7 +323,7 @@ fn rank(
             .0
             .cmp(&(a.0).0)
             .then((b.0).1.total_cmp(&(a.0).1))
-            .then(collection_index(a.1.kind).cmp(&collection_index(b.1.kind)))
+            .then(a.1.kind.position().cmp(&b.1.kind.position()))
             .then(newest_first(&a.1.item_id, &b.1.item_id))
     });
     ranked

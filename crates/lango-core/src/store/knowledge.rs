@@ -107,20 +107,11 @@ pub struct KnowledgeDoc {
 }
 
 /// Memory items and their tokens per collection of a session (archived messages,
-/// observations, reflections), indexed by [`collection_index`].
+/// observations, reflections), indexed by [`SearchHitKind::position`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct KnowledgeStats {
     pub items: [i64; 3],
     pub tokens: [i64; 3],
-}
-
-/// The position of a collection in [`KnowledgeStats`]: message, observation, reflection.
-pub fn collection_index(kind: SearchHitKind) -> usize {
-    match kind {
-        SearchHitKind::Message => 0,
-        SearchHitKind::Observation => 1,
-        SearchHitKind::Reflection => 2,
-    }
 }
 
 /// A text to embed: `(collection, item id, text)`.

@@ -37,9 +37,7 @@ use crate::tokens::TokenCounter;
 
 pub use compaction::SUMMARY_PREFIX;
 pub use error::{StoreError, StoreResult};
-pub use knowledge::{
-    collection_index, KnowledgeDoc, KnowledgeStats, MemoryState, PendingEmbedding,
-};
+pub use knowledge::{KnowledgeDoc, KnowledgeStats, MemoryState, PendingEmbedding};
 pub use models::{
     HistoryTail, MessageKind, MessageStatus, NewMessage, Observation, Reflection, SearchHit,
     SearchHitKind, Session, StoredMessage, ToolCall,

@@ -186,6 +186,11 @@ impl SearchHitKind {
         }
     }
 
+    /// Its place in per-kind arrays: message, observation, reflection.
+    pub fn position(self) -> usize {
+        self as usize
+    }
+
     /// The kind of a [`SearchHitKind::name`]; None for any other text.
     pub fn from_name(name: &str) -> Option<Self> {
         [Self::Message, Self::Observation, Self::Reflection]
