@@ -32,7 +32,9 @@ function statFields(pid) {
  * Memory (kB) of `pid` and all its descendants: `rss` (what the goal names; it counts the
  * WebKitGTK libraries shared by the app and its WebKit processes once per process), `pss`
  * (shared pages split between the processes that map them: the fair total) and `private`
- * (dirty private pages: what this app itself allocated).
+ * (dirty private pages: what this app itself allocated); `processes` lists each one's RSS and
+ * how much of it is Mesa's software OpenGL (libLLVM and the swrast driver), which WebKitGTK
+ * loads in the app and its web process and which no setting of ours avoids.
  */
 function treeMemoryKb(pid) {
   const children = new Map();
@@ -44,20 +46,38 @@ function treeMemoryKb(pid) {
       children.get(ppid).push(Number(entry));
     } catch {}
   }
-  const total = { rss: 0, pss: 0, private: 0 };
+  const total = { rss: 0, pss: 0, private: 0, processes: [] };
   const field = (text, name) => Number(text.match(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm'))?.[1] ?? 0);
   const stack = [pid];
   while (stack.length) {
     const p = stack.pop();
     try {
       const rollup = readFileSync(`/proc/${p}/smaps_rollup`, 'utf8');
-      total.rss += field(rollup, 'Rss');
+      const rss = field(rollup, 'Rss');
+      total.rss += rss;
       total.pss += field(rollup, 'Pss');
       total.private += field(rollup, 'Private_Dirty');
+      total.processes.push({ name: processName(p), rss, gl: softwareGlRssKb(p) });
     } catch {}
     stack.push(...(children.get(p) ?? []));
   }
   return total;
+}
+
+function processName(pid) {
+  const exe = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')[0];
+  return exe.slice(exe.lastIndexOf('/') + 1);
+}
+
+/** RSS (kB) of the Mesa software OpenGL libraries mapped by `pid`. */
+function softwareGlRssKb(pid) {
+  let kb = 0;
+  let gl = false;
+  for (const row of readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
+    if (/^[0-9a-f]+-[0-9a-f]+ /.test(row)) gl = /libLLVM|swrast_dri/.test(row);
+    else if (gl && row.startsWith('Rss:')) kb += Number(row.split(/\s+/)[1]);
+  }
+  return kb;
 }
 
 /**
@@ -126,7 +146,7 @@ try {
   // 2. Idle RSS after the window settled.
   await sleep(3000);
   const pid = appPid();
-  const memory = pid ? treeMemoryKb(pid) : { rss: NaN, pss: NaN, private: NaN };
+  const memory = pid ? treeMemoryKb(pid) : { rss: NaN, pss: NaN, private: NaN, processes: [] };
   const rssMb = memory.rss / 1024;
 
   // 3. First paint of the long conversation: click it, wait for its first rendered message
@@ -169,6 +189,10 @@ try {
   console.log(
     `  (PSS ${(memory.pss / 1024).toFixed(0)} MB — shared libraries counted once —, ` +
       `private ${(memory.private / 1024).toFixed(0)} MB)`,
+  );
+  const mb = (kb) => `${(kb / 1024).toFixed(0)} MB`;
+  console.log(
+    `  (by process: ${memory.processes.map((p) => `${p.name} ${mb(p.rss)}` + (p.gl ? ` of which software OpenGL ${mb(p.gl)}` : '')).join(', ')})`,
   );
   line(`first paint of a 10k-message session`, `${paintMs.toFixed(0)} ms`, '≤ 300 ms', paintMs <= 300);
   console.log(`(${rendered} message elements in the DOM: the list is virtualised)`);
