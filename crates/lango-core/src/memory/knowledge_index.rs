@@ -246,6 +246,14 @@ impl KnowledgeIndex {
     }
 }
 
+/// Where a ranked item is: a cached memory item (index into `SessionIndex::docs`) or a
+/// message of the history read for this call (index into `live`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Source {
+    Memory(usize),
+    History(usize),
+}
+
 /// Every item holding a keyword — the cached memory items of `index` and the history's
 /// messages `live` —, by keywords held, then BM25; best `limit` first, as candidates.
 fn rank(
@@ -254,67 +262,60 @@ fn rank(
     live: Vec<KnowledgeDoc>,
     limit: usize,
 ) -> Vec<Candidate> {
-    let stats = index.stats.unwrap_or_default();
+    let doc = |source: Source| match source {
+        Source::Memory(d) => &index.docs[d],
+        Source::History(d) => &live[d],
+    };
     let live_tf: Vec<Vec<u32>> = live
         .iter()
         .map(|d| term_frequencies(&d.text, words))
         .collect();
     // Items and tokens per collection; messages are the archive's and the history's.
-    let mut items = stats.items;
-    let mut tokens = stats.tokens;
+    let stats = index.stats.unwrap_or_default();
+    let (mut items, mut tokens) = (stats.items, stats.tokens);
     items[0] += live.len() as i64;
     tokens[0] += live.iter().map(|d| d.tokens.max(0)).sum::<i64>();
-    let avg_len: Vec<f64> = (0..3)
-        .map(|c| {
-            if items[c] > 0 && tokens[c] > 0 {
-                tokens[c] as f64 / items[c] as f64
-            } else {
-                1.0
-            }
-        })
-        .collect();
-    let items = items.map(|n| n as f64);
+    let avg_len: [f64; 3] = std::array::from_fn(|c| {
+        if items[c] > 0 && tokens[c] > 0 {
+            tokens[c] as f64 / items[c] as f64
+        } else {
+            1.0
+        }
+    });
 
-    // (memory doc index | history doc index) → (keywords held, score)
-    let mut memory_scores: HashMap<usize, (usize, f64)> = HashMap::new();
-    let mut live_scores: HashMap<usize, (usize, f64)> = HashMap::new();
-    let add = |entry: &mut (usize, f64), score: f64| {
-        entry.0 += 1;
-        entry.1 += score;
-    };
+    // item → (keywords held, score)
+    let mut scores: HashMap<Source, (usize, f64)> = HashMap::new();
     for (w, word) in words.iter().enumerate() {
         let cached = index.postings.get(word).map(Vec::as_slice).unwrap_or(&[]);
+        let holding: Vec<(Source, u32)> = cached
+            .iter()
+            .map(|&(d, tf)| (Source::Memory(d), tf))
+            .chain(
+                (live_tf.iter().enumerate())
+                    .filter(|(_, tf)| tf[w] > 0)
+                    .map(|(d, tf)| (Source::History(d), tf[w])),
+            )
+            .collect();
         let mut holders = [0usize; 3];
-        for &(d, _) in cached {
-            holders[index.docs[d].kind.position()] += 1;
+        for &(source, _) in &holding {
+            holders[doc(source).kind.position()] += 1;
         }
-        holders[0] += live_tf.iter().filter(|tf| tf[w] > 0).count();
-        let idf: Vec<f64> = (0..3).map(|c| idf(items[c], holders[c] as f64)).collect();
-        let term = |kind: SearchHitKind, tokens: i64, tf: u32| {
-            let c = kind.position();
+        for (source, tf) in holding {
+            let item = doc(source);
+            let c = item.kind.position();
             let tf = f64::from(tf);
-            let norm = 1.0 - B + B * (tokens.max(0) as f64) / avg_len[c];
-            idf[c] * (tf * (K1 + 1.0)) / (tf + K1 * norm)
-        };
-        for &(d, tf) in cached {
-            let doc = &index.docs[d];
-            add(
-                memory_scores.entry(d).or_default(),
-                term(doc.kind, doc.tokens, tf),
-            );
-        }
-        for (d, tf) in live_tf.iter().enumerate() {
-            if tf[w] > 0 {
-                let score = term(live[d].kind, live[d].tokens, tf[w]);
-                add(live_scores.entry(d).or_default(), score);
-            }
+            let norm = 1.0 - B + B * (item.tokens.max(0) as f64) / avg_len[c];
+            let term =
+                idf(items[c] as f64, holders[c] as f64) * (tf * (K1 + 1.0)) / (tf + K1 * norm);
+            let entry = scores.entry(source).or_default();
+            entry.0 += 1;
+            entry.1 += term;
         }
     }
 
-    let mut ranked: Vec<((usize, f64), &KnowledgeDoc)> = memory_scores
+    let mut ranked: Vec<((usize, f64), &KnowledgeDoc)> = scores
         .into_iter()
-        .map(|(d, s)| (s, &index.docs[d]))
-        .chain(live_scores.into_iter().map(|(d, s)| (s, &live[d])))
+        .map(|(source, score)| (score, doc(source)))
         .collect();
     // Most keywords first, then best score; equal ones newest first within a collection,
     // collections in a fixed order, so a ranking never depends on hash order.
