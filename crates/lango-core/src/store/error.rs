@@ -105,7 +105,9 @@ pub(super) fn classify_hot(
     use super::hot_path::HotError;
     match err {
         HotError::Closed => StoreError::Database("the store is closed".to_string()),
-        HotError::Aborted(why) => StoreError::Database(format!("write aborted: {why}")),
+        HotError::Aborted(why) => {
+            StoreError::Database(format!("the database call was aborted: {why}"))
+        }
         HotError::Sqlite(rusqlite::Error::SqliteFailure(code, message)) => {
             let message = message.unwrap_or_else(|| code.to_string());
             by_sqlite_code(i64::from(code.extended_code), &message, path, backups_dir)
