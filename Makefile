@@ -12,6 +12,7 @@ test-real:  ## chats with a real local model (llama.cpp + SmolLM2-135M; builds i
 	./scripts/test-real.sh
 
 test-core:  ## fast loop: the GTK-free engine only
+	./scripts/install-mcp-test-servers.sh
 	cargo test -p lango-core -p lango-cli
 
 bench:      ## benchmarks (release build); prints throughput and ratios

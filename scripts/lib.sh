@@ -39,7 +39,7 @@ BUILD_PACKAGES=(
 
 # What the test suite adds: a virtual display, WebKit's WebDriver, a private D-Bus session
 # with a keyring for the keychain tests, ImageMagick for screenshots.
-TEST_PACKAGES=(xvfb xauth webkit2gtk-driver dbus dbus-x11 gnome-keyring imagemagick)
+TEST_PACKAGES=(xvfb xauth webkit2gtk-driver dbus dbus-x11 gnome-keyring imagemagick python3 python3-venv)
 
 ensure_toolchains() {
     if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
@@ -72,4 +72,24 @@ build_ui() {
 build_app() {
     step "cargo build (desktop app + CLI)"
     (cd "$ROOT" && cargo build --locked -p lango-desktop -p lango-cli --features tauri/custom-protocol)
+}
+
+# The real MCP servers the tests run (tests/mcp-servers): npm packages run with node, and a
+# PyPI server in a virtualenv. Reinstalled when their lock or requirements change.
+ensure_mcp_test_servers() {
+    local dir="$ROOT/tests/mcp-servers"
+    local npm_stamp="$dir/node_modules/.lango-installed"
+    if [ ! -f "$npm_stamp" ] || [ "$dir/package-lock.json" -nt "$npm_stamp" ]; then
+        step "npm ci (MCP test servers)"
+        (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error)
+        touch "$npm_stamp"
+    fi
+    local py_stamp="$dir/.venv/.lango-installed"
+    if [ ! -f "$py_stamp" ] || [ "$dir/requirements.txt" -nt "$py_stamp" ]; then
+        step "pip install (MCP test servers)"
+        rm -rf "$dir/.venv"
+        python3 -m venv "$dir/.venv"
+        "$dir/.venv/bin/pip" install --quiet --disable-pip-version-check -r "$dir/requirements.txt"
+        touch "$py_stamp"
+    fi
 }

@@ -7,6 +7,7 @@ source "$(dirname "$0")/lib.sh"
 apt_install_missing "${BUILD_PACKAGES[@]}" "${TEST_PACKAGES[@]}"
 ensure_toolchains
 ensure_ui_deps
+ensure_mcp_test_servers
 
 step "ui unit tests (vitest)"
 (cd "$ROOT/ui" && npx vitest run)

@@ -93,6 +93,10 @@ pub fn run() {
             commands::settings::test_connection,
             commands::settings::list_models,
             commands::settings::set_model,
+            commands::tools::approve_tool_call,
+            commands::tools::mcp_servers,
+            commands::tools::mcp_restart,
+            commands::tools::mcp_set_tool_policy,
         ])
         .build(tauri::generate_context!());
     let app = match app {

@@ -43,6 +43,10 @@ pub enum Command {
         /// Print each reply when it is complete instead of as it streams.
         #[arg(long)]
         no_stream: bool,
+        /// Tool calls that need approval: ask on the terminal (denied without one), run all,
+        /// or deny all.
+        #[arg(long, value_enum, default_value_t = ApproveMode::Ask)]
+        approve: ApproveMode,
         /// The message to send. Without it, lango reads messages from the prompt (or stdin).
         message: Option<String>,
     },
@@ -56,6 +60,26 @@ pub enum Command {
         #[command(subcommand)]
         command: SessionsCommand,
     },
+    /// The MCP servers in the settings ("mcpServers"): their state and tools.
+    Mcp {
+        #[command(subcommand)]
+        command: McpCommand,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ApproveMode {
+    Ask,
+    All,
+    None,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum McpCommand {
+    /// Start every configured server and list its state and tools.
+    List,
+    /// Start one server and say whether it works (exit 0) or why not.
+    Test { name: String },
 }
 
 #[derive(Debug, Subcommand)]

@@ -36,18 +36,21 @@ fn main() -> ExitCode {
                 session,
                 new,
                 no_stream,
+                approve,
                 message,
             } => {
                 let options = commands::chat::Options {
                     session: session.clone(),
                     new: *new,
                     stream: !*no_stream,
+                    approve: *approve,
                     message: message.clone(),
                 };
                 commands::chat::run(&ctx, options).await
             }
             Command::Memory { command } => commands::memory::run(&ctx, command).await,
             Command::Sessions { command } => commands::sessions::run(&ctx, command).await,
+            Command::Mcp { command } => commands::mcp::run(&ctx, command).await,
         }
     });
     match result {

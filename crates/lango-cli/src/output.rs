@@ -41,3 +41,11 @@ pub fn confirm(question: &str, what: &str) -> Result<bool, CliError> {
         .map_err(|e| CliError::new(Kind::Usage, e.to_string()))?;
     Ok(matches!(answer.trim(), "y" | "Y" | "yes"))
 }
+
+/// Text from a model, a tool or a server with every control character but newline and tab
+/// removed, so it cannot move the cursor, set the title or reach the clipboard.
+pub fn clean_for_terminal(text: &str) -> String {
+    text.chars()
+        .filter(|c| *c == '\n' || *c == '\t' || !c.is_control())
+        .collect()
+}

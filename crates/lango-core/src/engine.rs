@@ -11,8 +11,10 @@ use std::sync::Arc;
 use crate::agent::model_adapter::ModelAdapter;
 use crate::agent::runner::{Agent, Runner};
 use crate::agent::session::{history_token_budget, SessionServiceAdapter};
-use crate::agent::tools::builtin_tools;
+use crate::agent::tools::{builtin_tools, OutputCap};
+use crate::agent::Toolset;
 use crate::agent::DEFAULT_AGENT_NAME;
+use crate::config::McpTransport;
 use crate::config::ProviderType;
 use crate::config::{self, ConfigError, Settings};
 use crate::memory::buffer::MemoryBuffer;
@@ -31,6 +33,7 @@ use crate::provider::http::HttpSettings;
 use crate::provider::{registry, Provider, ProviderError};
 use crate::secrets::{env_var_name, probe_keychain, KeychainStatus, SecretStore};
 use crate::store::{Store, StoreError};
+use crate::tools::mcp::{McpHub, ServerOptions, KEYCHAIN_PREFIX};
 
 #[derive(Debug, thiserror::Error)]
 pub enum EngineError {
@@ -88,6 +91,18 @@ impl Engine {
         Self::from_parts(paths, settings, store)
     }
 
+    /// [`Engine::start`] with the configured MCP servers started (in the background) and
+    /// offered as tools. Stop the hub when done (dropping it does too).
+    pub async fn start_with_tools(paths: &AppPaths) -> Result<(Self, McpHub), EngineError> {
+        let settings = config::load(paths)?.settings;
+        let store = Store::open_app(paths).await?;
+        let hub = mcp_hub(paths, &settings);
+        let (events, _) = tokio::sync::broadcast::channel(256);
+        let toolset: Arc<dyn Toolset> = Arc::new(hub.clone());
+        let engine = Self::assemble(paths, settings, store, events, Some(toolset))?;
+        Ok((engine, hub))
+    }
+
     /// Builds the agent from loaded settings and an open store.
     pub fn from_parts(
         paths: &AppPaths,
@@ -106,6 +121,18 @@ impl Engine {
         settings: Settings,
         store: Store,
         events: tokio::sync::broadcast::Sender<MemoryEvent>,
+    ) -> Result<Self, EngineError> {
+        Self::assemble(paths, settings, store, events, None)
+    }
+
+    /// As [`Engine::with_memory_events`], with tools that come and go (the MCP servers'
+    /// hub, which outlives engines) offered to the agent and its sub-agents.
+    pub fn assemble(
+        paths: &AppPaths,
+        settings: Settings,
+        store: Store,
+        events: tokio::sync::broadcast::Sender<MemoryEvent>,
+        toolset: Option<Arc<dyn Toolset>>,
     ) -> Result<Self, EngineError> {
         let Some(provider_id) = settings.agent_provider_id().map(str::to_owned) else {
             return Err(EngineError::NoProvider {
@@ -217,14 +244,30 @@ impl Engine {
             .sub_agents
             .iter()
             .map(|s| {
-                Agent::from_settings(s.name.clone(), &settings.agent, llm.clone(), tools.clone())
-                    .with_instruction(s.instruction.clone())
+                with_toolset(
+                    Agent::from_settings(
+                        s.name.clone(),
+                        &settings.agent,
+                        llm.clone(),
+                        tools.clone(),
+                    ),
+                    &toolset,
+                )
+                .with_instruction(s.instruction.clone())
             })
             .collect();
-        let root = Agent::from_settings(DEFAULT_AGENT_NAME, &settings.agent, llm, tools)
-            .with_sub_agents(sub_agents);
-        let runner =
-            Runner::with_store_sessions(root, Arc::clone(&sessions)).with_settings(&settings.agent);
+        let root = with_toolset(
+            Agent::from_settings(DEFAULT_AGENT_NAME, &settings.agent, llm, tools),
+            &toolset,
+        )
+        .with_sub_agents(sub_agents);
+        let runner = Runner::with_store_sessions(root, Arc::clone(&sessions))
+            .with_settings(&settings.agent)
+            .with_output_cap(OutputCap::new(
+                store.counter().clone(),
+                settings.tools.max_output_tokens as usize,
+            ))
+            .with_max_tool_calls(settings.tools.max_calls_per_turn);
         Ok(Self {
             settings,
             store,
@@ -302,6 +345,38 @@ impl Engine {
     pub async fn shutdown(&self) {
         self.stop_memory().await;
         self.store.close().await;
+    }
+}
+
+/// The MCP servers of `settings`, starting; `keychain:` references read from the key store.
+pub fn mcp_hub(paths: &AppPaths, settings: &Settings) -> McpHub {
+    let needs_secrets = settings.mcp_servers.values().any(|s| {
+        let values: Vec<&String> = match &s.transport {
+            McpTransport::Stdio { env, .. } => env.values().collect(),
+            McpTransport::Http { headers, .. } => headers.values().collect(),
+        };
+        values.iter().any(|v| v.starts_with(KEYCHAIN_PREFIX))
+    });
+    // Probing the keychain can stall on broken D-Bus setups: only when a server needs it.
+    let secrets = needs_secrets.then(|| {
+        SecretStore::new(
+            probe_keychain(),
+            settings.secrets.allow_file_store,
+            &paths.config_dir,
+        )
+    });
+    let hub = McpHub::new(ServerOptions {
+        secrets,
+        ..ServerOptions::default()
+    });
+    hub.apply(&settings.mcp_servers);
+    hub
+}
+
+fn with_toolset(agent: Agent, toolset: &Option<Arc<dyn Toolset>>) -> Agent {
+    match toolset {
+        Some(set) => agent.with_toolset(Arc::clone(set)),
+        None => agent,
     }
 }
 

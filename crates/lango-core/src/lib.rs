@@ -17,3 +17,4 @@ pub mod provider;
 pub mod secrets;
 pub mod store;
 pub mod tokens;
+pub mod tools;

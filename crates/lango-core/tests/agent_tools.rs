@@ -70,6 +70,7 @@ fn ctx(session_key: Option<&str>) -> ToolContext {
         agent_name: "lango-agent".into(),
         session_key: session_key.map(str::to_owned),
         call_id: "call_1".into(),
+        progress: None,
     }
 }
 

@@ -7,3 +7,4 @@ pub mod memory;
 pub mod sessions;
 pub mod settings;
 pub mod status;
+pub mod tools;

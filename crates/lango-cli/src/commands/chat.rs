@@ -11,12 +11,14 @@ use lango_core::agent::{Event, RequestContext};
 use lango_core::engine::Engine;
 
 use super::Context;
+use crate::args::ApproveMode;
 use crate::exit::{CliError, Kind};
 
 pub struct Options {
     pub session: Option<String>,
     pub new: bool,
     pub stream: bool,
+    pub approve: ApproveMode,
     pub message: Option<String>,
 }
 
@@ -24,7 +26,15 @@ pub struct Options {
 const TITLE_CHARS: usize = 60;
 
 pub async fn run(ctx: &Context, options: Options) -> Result<(), CliError> {
-    let engine = Engine::start(&ctx.paths).await?;
+    let (engine, mcp) = Engine::start_with_tools(&ctx.paths).await?;
+    // A one-shot message needs the servers' tools now: wait (bounded) for them to start.
+    mcp.wait_started(std::time::Duration::from_secs(30)).await;
+    let hooks = super::approve::hooks(options.approve, &ctx.paths);
+    let ctx = &Context {
+        paths: ctx.paths.clone(),
+        json: ctx.json,
+        hooks: Some(hooks),
+    };
     let key = session_key(&engine, &options).await?;
     let result = match &options.message {
         Some(message) => turn(ctx, &engine, &key, message, options.stream).await,
@@ -32,6 +42,7 @@ pub async fn run(ctx: &Context, options: Options) -> Result<(), CliError> {
     };
     // Finishes the memory cycle the last turn triggered before exiting (spec 002 "Graceful shutdown").
     engine.shutdown().await;
+    mcp.shutdown();
     result
 }
 
@@ -178,7 +189,8 @@ async fn turn(
     stream: bool,
 ) -> Result<(), CliError> {
     name_new_session(engine, key, text).await;
-    let request = RequestContext::for_session(key, engine.runner.root().name.clone());
+    let mut request = RequestContext::for_session(key, engine.runner.root().name.clone());
+    request.hooks = ctx.hooks.clone();
     let cancel = request.cancel.clone();
     let ctrl_c = tokio::spawn(async move {
         if tokio::signal::ctrl_c().await.is_ok() {
@@ -294,7 +306,7 @@ impl Printer {
             println!();
             self.wrote_text = false;
         }
-        eprintln!("{text}");
+        eprintln!("{}", crate::output::clean_for_terminal(text));
     }
 
     fn finish(&mut self) {

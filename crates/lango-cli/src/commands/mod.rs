@@ -1,7 +1,9 @@
 //! One module per command group; each turns arguments into engine calls and prints.
 
+pub mod approve;
 pub mod chat;
 pub mod config;
+pub mod mcp;
 pub mod memory;
 pub mod sessions;
 
@@ -14,6 +16,8 @@ use crate::exit::CliError;
 pub struct Context {
     pub paths: AppPaths,
     pub json: bool,
+    /// Who approves tool calls (`lango chat --approve`).
+    pub hooks: Option<std::sync::Arc<dyn lango_core::agent::TurnHooks>>,
 }
 
 impl Context {
@@ -21,6 +25,7 @@ impl Context {
         Ok(Self {
             paths: AppPaths::resolve(cli.data_dir.as_deref())?,
             json: cli.json,
+            hooks: None,
         })
     }
 }

@@ -3,7 +3,11 @@
 //! The session key travels with every call (spec 002: memory resolves it per call from the
 //! context, never from a field set at construction).
 
+use std::sync::Arc;
+
 use tokio_util::sync::CancellationToken;
+
+use super::hooks::TurnHooks;
 
 #[derive(Debug, Clone, Default)]
 pub struct RequestContext {
@@ -13,6 +17,9 @@ pub struct RequestContext {
     pub agent_name: String,
     /// Cancelling aborts the provider request and any running tool.
     pub cancel: CancellationToken,
+    /// Who approves tool calls and sees their progress; `None` = nobody: a call that needs
+    /// approval is denied with a message saying so.
+    pub hooks: Option<Arc<dyn TurnHooks>>,
 }
 
 impl RequestContext {
@@ -21,6 +28,7 @@ impl RequestContext {
             session_key: Some(session_key.into()),
             agent_name: agent_name.into(),
             cancel: CancellationToken::new(),
+            hooks: None,
         }
     }
 

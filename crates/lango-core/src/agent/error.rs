@@ -19,6 +19,10 @@ pub enum AgentError {
     #[error("the agent did not finish within {0} model calls")]
     MaxTurns(u32),
 
+    /// A looping model: too many tool calls for one message.
+    #[error("stopped after {0} tool calls in one message without an answer (the limit is tools.maxCallsPerTurn in the settings)")]
+    ToolCallLimit(u32),
+
     #[error("cancelled")]
     Cancelled,
 
@@ -34,6 +38,7 @@ impl AgentError {
             Self::Store(_) => "store",
             Self::AgentNotFound(_) => "agent_not_found",
             Self::MaxTurns(_) => "max_turns",
+            Self::ToolCallLimit(_) => "tool_call_limit",
             Self::Cancelled => "cancelled",
             Self::Other(_) => "internal",
         }

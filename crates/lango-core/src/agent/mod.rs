@@ -8,6 +8,7 @@
 
 mod context;
 mod error;
+pub mod hooks;
 pub mod model_adapter;
 pub mod runner;
 pub mod session;
@@ -18,7 +19,13 @@ mod types;
 
 pub use context::RequestContext;
 pub use error::AgentError;
-pub use traits::{EventsView, Llm, LlmStream, Session, SessionService, Tool, ToolContext};
+pub use hooks::{
+    ApprovalDecision, ApprovalRequest, FixedApproval, ProgressSink, ToolHints, ToolOrigin,
+    ToolProgress, TurnHooks,
+};
+pub use traits::{
+    EventsView, Llm, LlmStream, Session, SessionService, Tool, ToolContext, ToolOutput, Toolset,
+};
 pub use types::{
     roles, Content, Event, EventActions, FunctionCall, FunctionResponse, GenerateConfig,
     LlmRequest, LlmResponse, Part, DEFAULT_AGENT_NAME,

@@ -9,8 +9,10 @@ use serde_json::{Map, Value};
 
 use super::context::RequestContext;
 use super::error::AgentError;
+use super::hooks::{ProgressSink, ToolOrigin};
 use super::types::{Event, LlmRequest, LlmResponse};
 use crate::provider::BoxFuture;
+use crate::store::ToolImage;
 
 pub type LlmStream = Pin<Box<dyn Stream<Item = Result<LlmResponse, AgentError>> + Send>>;
 
@@ -77,12 +79,38 @@ pub trait SessionService: Send + Sync {
     ) -> BoxFuture<'a, Result<(), AgentError>>;
 }
 
+/// Tools that come and go while the app runs (MCP servers start, stop, change their lists):
+/// asked for its current tools before every model call.
+pub trait Toolset: Send + Sync + std::fmt::Debug {
+    fn tools(&self) -> Vec<Arc<dyn Tool>>;
+}
+
 /// What a tool sees of the call it serves.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct ToolContext {
     pub agent_name: String,
     pub session_key: Option<String>,
     pub call_id: String,
+    /// Where the tool may report progress (to the card of this call).
+    pub progress: Option<ProgressSink>,
+}
+
+/// What a tool returned, richer than the JSON the model sees: images go to the user's card,
+/// and `is_error` marks a result the tool itself reported as a failure (MCP `isError`).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ToolOutput {
+    pub value: Value,
+    pub images: Vec<ToolImage>,
+    pub is_error: bool,
+}
+
+impl ToolOutput {
+    pub fn value(value: Value) -> Self {
+        Self {
+            value,
+            ..Self::default()
+        }
+    }
 }
 
 /// A tool the model may call. Errors go back to the model as `{"error": "<message>"}`.
@@ -97,4 +125,26 @@ pub trait Tool: Send + Sync {
         ctx: ToolContext,
         args: Map<String, Value>,
     ) -> BoxFuture<'_, Result<Value, String>>;
+
+    /// [`Tool::run`] with images and the tool's own error flag; tools with more to say than
+    /// a JSON value (MCP) override it.
+    fn run_output(
+        &self,
+        ctx: ToolContext,
+        args: Map<String, Value>,
+    ) -> BoxFuture<'_, Result<ToolOutput, String>> {
+        Box::pin(async move { self.run(ctx, args).await.map(ToolOutput::value) })
+    }
+
+    /// The server the tool comes from and whether its calls need the user's approval; `None`
+    /// for built-in tools (they only read, and never ask).
+    fn origin(&self) -> Option<ToolOrigin> {
+        None
+    }
+
+    /// How long one call may take, when the tool has its own limit (an MCP server's
+    /// `timeout`); `None` = the agent's `toolTimeout`.
+    fn timeout(&self) -> Option<std::time::Duration> {
+        None
+    }
 }

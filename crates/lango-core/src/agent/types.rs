@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::provider::{ToolSpec, Usage};
+use crate::store::ToolCallMeta;
 
 /// The author of model events when the root agent has no name (spec 003 "Model role mapping").
 pub const DEFAULT_AGENT_NAME: &str = "lango-agent";
@@ -31,6 +32,9 @@ pub struct FunctionResponse {
     pub id: String,
     pub name: String,
     pub response: Map<String, Value>,
+    /// How the call went, for the user's tool card; never sent to a model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<ToolCallMeta>,
 }
 
 /// One part of a content: text, a function call or a function response, with thought flags.
@@ -82,6 +86,7 @@ impl Part {
                 id: id.into(),
                 name: name.into(),
                 response,
+                meta: None,
             }),
             ..Self::default()
         }

@@ -11,7 +11,7 @@ use super::dto::{ChatEvent, TurnOutcome, TurnStatus};
 use super::stream::{batched, DELTA_INTERVAL};
 use super::{App, AppError};
 use crate::agent::runner::run_and_collect_with;
-use crate::agent::{Event, RequestContext};
+use crate::agent::{Event, RequestContext, Tool};
 use crate::engine::Engine;
 
 /// Longest session title taken from a conversation's first message.
@@ -158,9 +158,11 @@ impl App {
         let mut ctx = RequestContext::for_session(key, engine.runner.root().name.clone());
         ctx.cancel = cancel.clone();
         let (tx, pump) = batched(sink, DELTA_INTERVAL);
+        ctx.hooks = Some(self.turn_hooks(tx.clone()));
+        let tools = engine.runner.root().current_tools();
         let (_, result) =
             run_and_collect_with(&engine.runner, ctx, key, text, true, &mut |event, reply| {
-                for ui_event in to_chat_events(event, reply) {
+                for ui_event in to_chat_events(event, reply, &tools) {
                     let _ = tx.send(ui_event);
                 }
             })
@@ -214,7 +216,7 @@ pub(crate) fn title_from(text: &str) -> String {
 
 /// The UI's view of one agent event: `reply` is the new reply text `run_and_collect_with`
 /// hands over (never repeated); calls and results come from complete events only.
-fn to_chat_events(event: &Event, reply: &str) -> Vec<ChatEvent> {
+fn to_chat_events(event: &Event, reply: &str, tools: &[Arc<dyn Tool>]) -> Vec<ChatEvent> {
     let mut out = Vec::new();
     if !reply.is_empty() {
         out.push(ChatEvent::Delta {
@@ -226,17 +228,29 @@ fn to_chat_events(event: &Event, reply: &str) -> Vec<ChatEvent> {
     };
     for part in &content.parts {
         if let Some(call) = &part.function_call {
+            let origin = tools
+                .iter()
+                .find(|t| t.name() == call.name)
+                .and_then(|t| t.origin());
             out.push(ChatEvent::ToolCall {
                 id: call.id.clone(),
                 name: call.name.clone(),
                 args: serde_json::Value::Object(call.args.clone()),
+                server: origin.as_ref().map(|o| o.server.clone()),
+                tool: origin.map(|o| o.tool),
             });
         }
         if let Some(response) = &part.function_response {
+            let meta = response.meta.clone().unwrap_or_default();
             out.push(ChatEvent::ToolResult {
                 id: response.id.clone(),
                 name: response.name.clone(),
                 result: serde_json::Value::Object(response.response.clone()),
+                status: meta.status,
+                duration_ms: meta.duration_ms,
+                prompt_tokens: meta.prompt_tokens,
+                omitted_tokens: meta.omitted_tokens,
+                images: meta.images,
             });
         }
     }

@@ -5,10 +5,11 @@
 use serde::{Deserialize, Serialize};
 
 use super::error::AppError;
+use crate::agent::ToolHints;
 use crate::config::Problem;
 use crate::memory::MemoryStatus;
 use crate::secrets::KeyLocation;
-use crate::store::{Observation, Reflection, Session};
+use crate::store::{Observation, Reflection, Session, ToolCallStatus, ToolImage};
 
 /// Whether the app can chat, and why not.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -66,21 +67,52 @@ impl From<Session> for SessionSummary {
 
 /// What streams to the UI during a turn.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(tag = "type", rename_all = "camelCase")]
+#[serde(
+    tag = "type",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase"
+)]
 pub enum ChatEvent {
     /// More reply text (several model deltas batched together).
     Delta { text: String },
     /// The model called a tool.
     ToolCall {
         id: String,
+        /// The name the model used (`server__tool` for MCP tools).
         name: String,
         args: serde_json::Value,
+        /// The MCP server and the tool's own name there; `None` for built-in tools.
+        server: Option<String>,
+        tool: Option<String>,
     },
-    /// A tool answered.
+    /// The turn waits for the user: allow or deny this call (`App::approve_tool_call`).
+    ToolApproval {
+        id: String,
+        name: String,
+        server: String,
+        tool: String,
+        description: String,
+        annotations: ToolHints,
+        args: serde_json::Value,
+    },
+    /// A running tool reported progress.
+    ToolProgress {
+        id: String,
+        progress: f64,
+        total: Option<f64>,
+        message: Option<String>,
+    },
+    /// A tool answered (or was denied, timed out, failed).
     ToolResult {
         id: String,
         name: String,
+        /// What the model got (cut to `tools.maxOutputTokens`).
         result: serde_json::Value,
+        status: ToolCallStatus,
+        duration_ms: Option<u64>,
+        prompt_tokens: Option<u64>,
+        omitted_tokens: Option<u64>,
+        images: Vec<ToolImage>,
     },
 }
 

@@ -16,6 +16,7 @@ mod memory;
 mod sessions;
 mod settings;
 pub mod stream;
+mod tools;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -26,12 +27,14 @@ use tokio_util::sync::CancellationToken;
 pub use dto::*;
 pub use error::AppError;
 
+use crate::agent::ApprovalDecision;
 use crate::config::{self, Settings};
 use crate::engine::Engine;
 use crate::memory::MemoryEvent;
 use crate::paths::AppPaths;
 use crate::secrets::{probe_keychain, KeychainStatus, SecretStore};
 use crate::store::Store;
+use crate::tools::mcp::{McpHub, ServerOptions};
 
 /// A handle to the running app. Cheap to clone; all clones share one state.
 #[derive(Clone, Debug)]
@@ -48,7 +51,14 @@ struct Inner {
     /// Session key → the cancel token of its turn in flight.
     turns: Mutex<HashMap<String, CancellationToken>>,
     memory_events: broadcast::Sender<MemoryEvent>,
+    /// The MCP servers: started once, kept across engine rebuilds.
+    mcp: McpHub,
+    /// Approval cards waiting for the user's answer.
+    approvals: Mutex<Approvals>,
 }
+
+/// (session key, call id) → where the user's answer goes.
+type Approvals = HashMap<(String, String), tokio::sync::oneshot::Sender<ApprovalDecision>>;
 
 /// What the current settings produced.
 #[derive(Debug)]
@@ -86,6 +96,14 @@ impl App {
                 (Settings::default(), Some(AppError::from(e)))
             }
         };
+        let mcp = McpHub::new(ServerOptions {
+            secrets: Some(SecretStore::new(
+                keychain.clone(),
+                settings.secrets.allow_file_store,
+                &paths.config_dir,
+            )),
+            ..ServerOptions::default()
+        });
         let app = Self {
             inner: Arc::new(Inner {
                 paths,
@@ -99,6 +117,8 @@ impl App {
                 }),
                 turns: Mutex::new(HashMap::new()),
                 memory_events,
+                mcp,
+                approvals: Mutex::new(HashMap::new()),
             }),
         };
         app.install(settings, load_error).await;
@@ -108,11 +128,13 @@ impl App {
     /// Builds an engine for `settings` and makes both current; the previous engine's memory
     /// finishes its cycle in the background (turns still running keep their engine).
     async fn install(&self, settings: Settings, load_error: Option<AppError>) {
-        let built = Engine::with_memory_events(
+        self.inner.mcp.apply(&settings.mcp_servers);
+        let built = Engine::assemble(
             &self.inner.paths,
             settings.clone(),
             self.inner.store.clone(),
             self.inner.memory_events.clone(),
+            Some(Arc::new(self.inner.mcp.clone())),
         );
         let (engine, problem) = match built {
             Ok(engine) => (Some(Arc::new(engine)), load_error.clone()),
@@ -222,6 +244,7 @@ impl App {
         if let Some(engine) = engine {
             engine.stop_memory().await;
         }
+        self.inner.mcp.shutdown();
         self.inner.store.close().await;
     }
 }

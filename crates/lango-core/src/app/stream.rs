@@ -130,6 +130,8 @@ mod tests {
             id: "c1".into(),
             name: "current_datetime".into(),
             args: serde_json::json!({}),
+            server: None,
+            tool: None,
         };
         tx.send(call.clone()).unwrap();
         drop(tx);

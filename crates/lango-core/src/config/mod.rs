@@ -13,11 +13,13 @@ mod appearance;
 mod error;
 mod fields;
 mod file;
+mod mcp;
 mod memory;
 mod provider_type;
 mod providers;
 mod secrets_section;
 mod settings;
+mod tools_section;
 mod url_check;
 
 pub use agent::{
@@ -28,6 +30,7 @@ pub use agent::{
 pub use appearance::{AppearanceSettings, Theme};
 pub use error::{ConfigError, Problem};
 pub use file::{load, load_from, save, save_to, Loaded};
+pub use mcp::{McpServerSettings, McpServers, McpTransport, DEFAULT_MCP_CALL_TIMEOUT_SECS};
 pub use memory::{
     ObservationalMemorySettings, DEFAULT_MAX_MESSAGE_TOKEN_BUDGET,
     DEFAULT_MAX_OBSERVATIONS_IN_CONTEXT, DEFAULT_MAX_REFLECTIONS_IN_CONTEXT,
@@ -41,3 +44,6 @@ pub use provider_type::{
 pub use providers::{normalize_provider_id, ProviderSettings, Providers};
 pub use secrets_section::SecretsSettings;
 pub use settings::{validate_value, Settings};
+pub use tools_section::{
+    ToolsSettings, DEFAULT_MAX_TOOL_CALLS_PER_TURN, DEFAULT_TOOL_OUTPUT_TOKENS,
+};

@@ -9,10 +9,12 @@ use super::agent::{self, AgentSettings};
 use super::appearance::{self, AppearanceSettings};
 use super::error::Problem;
 use super::fields::{Fields, Report};
+use super::mcp::{self, McpServers};
 use super::memory::{self, ObservationalMemorySettings};
 use super::provider_type::ProviderType;
 use super::providers::{self, ProviderSettings, Providers};
 use super::secrets_section::{self, SecretsSettings};
+use super::tools_section::{self, ToolsSettings};
 
 const SECTIONS: &[&str] = &[
     "agent",
@@ -20,6 +22,8 @@ const SECTIONS: &[&str] = &[
     "observationalMemory",
     "secrets",
     "appearance",
+    "tools",
+    "mcpServers",
 ];
 
 /// The effective settings: every field present, defaults filled in. Serialises to the
@@ -32,6 +36,10 @@ pub struct Settings {
     pub observational_memory: ObservationalMemorySettings,
     pub secrets: SecretsSettings,
     pub appearance: AppearanceSettings,
+    pub tools: ToolsSettings,
+    /// MCP servers by name, in Claude Desktop's format (see `config::mcp`).
+    #[serde(skip_serializing_if = "McpServers::is_empty")]
+    pub mcp_servers: McpServers,
 }
 
 /// Checks a settings document the way loading does and builds it. `Ok` carries warnings
@@ -47,6 +55,8 @@ pub fn validate_value(value: &Value) -> Result<(Settings, Vec<String>), Vec<Prob
                 observational_memory: memory::parse(root.raw("observationalMemory"), &mut report),
                 secrets: secrets_section::parse(root.raw("secrets"), &mut report),
                 appearance: appearance::parse(root.raw("appearance"), &mut report),
+                tools: tools_section::parse(root.raw("tools"), &mut report),
+                mcp_servers: mcp::parse(root.raw("mcpServers"), &mut report),
             };
             check_references(&settings, &root, &mut report);
             settings

@@ -40,7 +40,7 @@ pub use error::{StoreError, StoreResult};
 pub use knowledge::{KnowledgeDoc, KnowledgeStats, MemoryState, PendingEmbedding};
 pub use models::{
     HistoryTail, MessageKind, MessageStatus, NewMessage, Observation, Reflection, SearchHit,
-    SearchHitKind, Session, StoredMessage, ToolCall,
+    SearchHitKind, Session, StoredMessage, ToolCall, ToolCallMeta, ToolCallStatus, ToolImage,
 };
 pub use open::MIGRATOR;
 pub use vectors::{Triple, VectorRow};

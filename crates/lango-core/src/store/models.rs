@@ -34,6 +34,58 @@ pub struct ToolCall {
     /// Base64 of the provider's opaque signature.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub thought_signature: String,
+    /// How a call went (responses only): for the user's tool card, never for a model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<ToolCallMeta>,
+}
+
+/// How one tool call ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum ToolCallStatus {
+    #[default]
+    Done,
+    /// The tool failed or reported an error (MCP `isError`).
+    Error,
+    /// The user said no.
+    Denied,
+    TimedOut,
+    /// Stopped with the turn.
+    Cancelled,
+}
+
+/// An image a tool returned (shown in its card; the model gets a short placeholder).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolImage {
+    pub mime_type: String,
+    /// Base64.
+    pub data: String,
+}
+
+/// What the user's tool card shows beyond the call and its result.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolCallMeta {
+    pub status: ToolCallStatus,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_ms: Option<u64>,
+    /// Tokens the result costs in the prompt (after capping).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt_tokens: Option<u64>,
+    /// Tokens cut from the prompt's copy of the result (`tools.maxOutputTokens`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub omitted_tokens: Option<u64>,
+    /// The MCP server and the tool's own name there.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool: Option<String>,
+    /// The whole result when the prompt carries a cut copy.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub full_output: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub images: Vec<ToolImage>,
 }
 
 /// How a message ended.

@@ -280,6 +280,7 @@ async fn thought_call_keeps_flag_and_base64_signature() {
             output: String::new(),
             thought: true,
             thought_signature: "c2lnLWRhdGE=".into(),
+            meta: None,
         }]
     );
     assert_eq!(parts(&session.events().all()[0]), [fc]);

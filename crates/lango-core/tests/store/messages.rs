@@ -15,6 +15,7 @@ async fn appended_messages_round_trip_with_tool_call_json() {
         output: String::new(),
         thought: true,
         thought_signature: "AQL//gCr".into(),
+        meta: None,
     };
     let mut assistant = NewMessage::new("assistant", "Running");
     assistant.author = "lango-agent".into();

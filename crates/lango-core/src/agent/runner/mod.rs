@@ -12,6 +12,7 @@
 //! the model and tests can script it.
 
 mod collect;
+mod tool_call;
 
 use std::future::Future;
 use std::pin::Pin;
@@ -26,12 +27,13 @@ use tokio_util::sync::CancellationToken;
 pub use collect::{
     correction_message, extract_missing_agent, run_and_collect, run_and_collect_with,
 };
+pub use tool_call::DENIED_MESSAGE;
 
 use super::context::RequestContext;
 use super::error::AgentError;
 use super::session::{close_dangling_calls, SessionServiceAdapter};
-use super::tools::{error_object, normalize_schema, ToolAdapter};
-use super::traits::{Llm, Session, SessionService, Tool, ToolContext};
+use super::tools::{error_object, normalize_schema, OutputCap, ToolAdapter};
+use super::traits::{Llm, Session, SessionService, Tool, Toolset};
 use super::types::{
     roles, Content, Event, FunctionCall, GenerateConfig, LlmRequest, Part, DEFAULT_AGENT_NAME,
 };
@@ -56,6 +58,8 @@ pub struct Agent {
     pub instruction: String,
     pub model: Arc<dyn Llm>,
     pub tools: Vec<Arc<dyn Tool>>,
+    /// Tools asked for before every model call (MCP servers), after `tools`.
+    pub toolsets: Vec<Arc<dyn Toolset>>,
     /// In registration order (the hallucination correction lists them in this order).
     pub sub_agents: Vec<Agent>,
     pub temperature: Option<f32>,
@@ -93,6 +97,7 @@ impl Agent {
             instruction: String::new(),
             model,
             tools: Vec::new(),
+            toolsets: Vec::new(),
             sub_agents: Vec::new(),
             temperature: None,
             max_output_tokens: None,
@@ -127,6 +132,25 @@ impl Agent {
     pub fn with_tools(mut self, tools: impl IntoIterator<Item = Arc<dyn Tool>>) -> Self {
         self.tools.extend(tools);
         self
+    }
+
+    pub fn with_toolset(mut self, toolset: Arc<dyn Toolset>) -> Self {
+        self.toolsets.push(toolset);
+        self
+    }
+
+    /// The tools of the next model call: the fixed ones, then each toolset's current ones.
+    /// A name already taken is skipped (the first one wins), so the model never sees two.
+    pub fn current_tools(&self) -> Vec<Arc<dyn Tool>> {
+        let mut tools = self.tools.clone();
+        for set in &self.toolsets {
+            for tool in set.tools() {
+                if !tools.iter().any(|t| t.name() == tool.name()) {
+                    tools.push(tool);
+                }
+            }
+        }
+        tools
     }
 
     pub fn with_sub_agent(mut self, agent: Agent) -> Self {
@@ -213,6 +237,10 @@ pub struct Runner {
     max_turns: u32,
     tool_timeout: Duration,
     closer: Option<Arc<dyn DanglingCallCloser>>,
+    /// `tools.maxOutputTokens`: what one tool result may cost in the prompt.
+    output_cap: Option<OutputCap>,
+    /// `tools.maxCallsPerTurn`; 0 = no limit.
+    max_tool_calls: u32,
 }
 
 impl std::fmt::Debug for Runner {
@@ -235,7 +263,21 @@ impl Runner {
             max_turns: DEFAULT_MAX_TURNS,
             tool_timeout: DEFAULT_TOOL_TIMEOUT,
             closer: None,
+            output_cap: None,
+            max_tool_calls: 0,
         }
+    }
+
+    /// Caps every tool result in the prompt (the whole result stays in the card).
+    pub fn with_output_cap(mut self, cap: OutputCap) -> Self {
+        self.output_cap = Some(cap);
+        self
+    }
+
+    /// Tool calls one user message may cause; 0 = no limit.
+    pub fn with_max_tool_calls(mut self, max: u32) -> Self {
+        self.max_tool_calls = max;
+        self
     }
 
     /// A runner over our SQLite sessions, closing dangling calls through the same store.
@@ -339,6 +381,7 @@ impl Runner {
                 session_key: Some(key.to_owned()),
                 agent_name: self.root.name.clone(),
                 cancel: cancel.clone(),
+                hooks: ctx.hooks.clone(),
             },
             text,
         );
@@ -350,18 +393,16 @@ impl Runner {
         .await?;
 
         let mut active = &self.root;
+        let mut tool_calls_made: u32 = 0;
         for _ in 0..self.max_turns {
             check(cancel)?;
             let call_ctx = RequestContext {
                 session_key: Some(key.to_owned()),
                 agent_name: active.name.clone(),
                 cancel: cancel.clone(),
+                hooks: ctx.hooks.clone(),
             };
-            let tools: Vec<ToolAdapter> = active
-                .tools
-                .iter()
-                .map(|t| ToolAdapter::new(Arc::clone(t), self.tool_timeout))
-                .collect();
+            let tools = self.adapters(active);
             let request = self.request(active, session.as_ref(), &tools);
 
             let mut responses = active.model.generate_content(&call_ctx, request, stream);
@@ -408,6 +449,15 @@ impl Runner {
             }
 
             let transfer = self.transfer_target(&calls)?;
+            let over_limit = self.max_tool_calls > 0
+                && tool_calls_made.saturating_add(calls.len() as u32) > self.max_tool_calls;
+            tool_calls_made = tool_calls_made.saturating_add(calls.len() as u32);
+            let step = tool_call::ToolCallStep {
+                ctx,
+                session_key: key,
+                agent_name: &active.name,
+                cap: self.output_cap.as_ref(),
+            };
             let mut parts = Vec::with_capacity(calls.len());
             for call in calls {
                 let id = if call.id.is_empty() {
@@ -415,7 +465,13 @@ impl Runner {
                 } else {
                     call.id
                 };
-                let response = if call.name == TRANSFER_TO_AGENT {
+                let mut meta = None;
+                let response = if over_limit {
+                    error_object(format!(
+                        "Not run: this message already caused {} tool calls (the limit, tools.maxCallsPerTurn).",
+                        self.max_tool_calls
+                    ))
+                } else if call.name == TRANSFER_TO_AGENT {
                     let target = call
                         .args
                         .get("agent_name")
@@ -426,16 +482,17 @@ impl Runner {
                         .cloned()
                         .unwrap_or_default()
                 } else if let Some(tool) = tools.iter().find(|t| t.name() == call.name) {
-                    let tool_ctx = ToolContext {
-                        agent_name: active.name.clone(),
-                        session_key: Some(key.to_owned()),
-                        call_id: id.clone(),
-                    };
-                    or_cancel(cancel, tool.call(tool_ctx, call.args)).await?
+                    let (response, call_meta) = step.play(tool, &id, call.args).await?;
+                    meta = Some(call_meta);
+                    response
                 } else {
                     error_object(format!("tool \"{}\" not found", call.name))
                 };
-                parts.push(Part::function_response(id, call.name, response));
+                let mut part = Part::function_response(id, call.name, response);
+                if let Some(fr) = part.function_response.as_mut() {
+                    fr.meta = meta;
+                }
+                parts.push(part);
             }
             let mut event = Event::new(
                 active.name.clone(),
@@ -444,6 +501,9 @@ impl Runner {
             event.actions.transfer_to_agent = transfer.map(|a| a.name.clone());
             self.append(session.as_ref(), event.clone()).await?;
             let _ = tx.send(Ok(event));
+            if over_limit {
+                return Err(AgentError::ToolCallLimit(self.max_tool_calls));
+            }
             if let Some(target) = transfer {
                 active = target;
             }
@@ -475,13 +535,21 @@ impl Runner {
     /// "what the model sees" inspector; nothing is written.
     pub async fn next_request(&self, session_key: &str) -> Result<LlmRequest, AgentError> {
         let session = self.sessions.get(session_key).await?;
-        let tools: Vec<ToolAdapter> = self
-            .root
-            .tools
-            .iter()
-            .map(|t| ToolAdapter::new(Arc::clone(t), self.tool_timeout))
-            .collect();
+        let tools = self.adapters(&self.root);
         Ok(self.request(&self.root, session.as_ref(), &tools))
+    }
+
+    /// The agent's current tools, each with its timeout: an MCP tool's own (`timeout` of its
+    /// server) when it has one, else `agent.toolTimeout`.
+    fn adapters(&self, agent: &Agent) -> Vec<ToolAdapter> {
+        agent
+            .current_tools()
+            .into_iter()
+            .map(|t| {
+                let timeout = t.timeout().unwrap_or(self.tool_timeout);
+                ToolAdapter::new(t, timeout)
+            })
+            .collect()
     }
 
     /// Persists a non-partial event through the session service (state deltas included).

@@ -94,6 +94,7 @@ pub fn event_to_message(event: &Event) -> NewMessage {
                         .as_deref()
                         .map(crate::agent::signature::encode)
                         .unwrap_or_default(),
+                    meta: None,
                 });
             }
             if let Some(fr) = &part.function_response {
@@ -106,6 +107,7 @@ pub fn event_to_message(event: &Event) -> NewMessage {
                     output: json,
                     thought: false,
                     thought_signature: String::new(),
+                    meta: fr.meta.clone(),
                 });
             }
         }

@@ -13,7 +13,7 @@ use std::time::Duration;
 use serde_json::{Map, Value};
 
 use super::schema::normalize_schema;
-use crate::agent::traits::{Tool, ToolContext};
+use crate::agent::traits::{Tool, ToolContext, ToolOutput};
 use crate::provider::ToolSpec;
 
 /// A tool as the runner uses it.
@@ -61,6 +61,11 @@ impl ToolAdapter {
         self.timeout
     }
 
+    /// The tool itself (its origin and approval policy).
+    pub fn tool(&self) -> &Arc<dyn Tool> {
+        &self.tool
+    }
+
     /// Runs one call and returns the function-response object: the result (an object as is,
     /// anything else as `{"result": value}`) or `{"error": "<message>"}`.
     pub async fn call(&self, ctx: ToolContext, args: Map<String, Value>) -> Map<String, Value> {
@@ -76,26 +81,67 @@ impl ToolAdapter {
         ctx: ToolContext,
         args: Map<String, Value>,
     ) -> Result<Value, String> {
+        match self.run(ctx, args).await {
+            Ok(output) if output.is_error => Err(match output.value {
+                Value::String(s) => s,
+                other => other.to_string(),
+            }),
+            Ok(output) => Ok(output.value),
+            Err(failure) => Err(failure.message().to_owned()),
+        }
+    }
+
+    /// Runs one call with the per-tool timeout; the tool's whole output, or how it failed.
+    pub async fn run(
+        &self,
+        ctx: ToolContext,
+        args: Map<String, Value>,
+    ) -> Result<ToolOutput, ToolFailure> {
         let tool = Arc::clone(&self.tool);
         // Dropping `task` (on return, or when this future is dropped) aborts the tool.
-        let mut task = AbortOnDrop(tokio::spawn(async move { tool.run(ctx, args).await }));
+        let mut task = AbortOnDrop(tokio::spawn(
+            async move { tool.run_output(ctx, args).await },
+        ));
         let joined = match self.timeout {
             Some(limit) => match tokio::time::timeout(limit, &mut task).await {
                 Ok(joined) => joined,
                 Err(_) => {
-                    return Err(format!(
+                    return Err(ToolFailure::TimedOut(format!(
                         "tool \"{}\" timed out after {}",
                         self.spec.name,
                         format_duration(limit)
-                    ));
+                    )));
                 }
             },
             None => (&mut task).await,
         };
         match joined {
-            Ok(result) => result,
-            Err(e) if e.is_panic() => Err(format!("tool \"{}\" panicked", self.spec.name)),
-            Err(_) => Err(format!("tool \"{}\" was cancelled", self.spec.name)),
+            Ok(Ok(output)) => Ok(output),
+            Ok(Err(message)) => Err(ToolFailure::Failed(message)),
+            Err(e) if e.is_panic() => Err(ToolFailure::Failed(format!(
+                "tool \"{}\" panicked",
+                self.spec.name
+            ))),
+            Err(_) => Err(ToolFailure::Cancelled(format!(
+                "tool \"{}\" was cancelled",
+                self.spec.name
+            ))),
+        }
+    }
+}
+
+/// How a tool call failed; each carries the message the model sees.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ToolFailure {
+    Failed(String),
+    TimedOut(String),
+    Cancelled(String),
+}
+
+impl ToolFailure {
+    pub fn message(&self) -> &str {
+        match self {
+            Self::Failed(m) | Self::TimedOut(m) | Self::Cancelled(m) => m,
         }
     }
 }
@@ -120,7 +166,7 @@ pub fn result_object(value: Value) -> Map<String, Value> {
 }
 
 /// Aborts the tool task when the call is dropped (timeout, cancellation, a dropped turn).
-struct AbortOnDrop(tokio::task::JoinHandle<Result<Value, String>>);
+struct AbortOnDrop(tokio::task::JoinHandle<Result<ToolOutput, String>>);
 
 impl Drop for AbortOnDrop {
     fn drop(&mut self) {
@@ -129,7 +175,7 @@ impl Drop for AbortOnDrop {
 }
 
 impl std::future::Future for AbortOnDrop {
-    type Output = Result<Result<Value, String>, tokio::task::JoinError>;
+    type Output = Result<Result<ToolOutput, String>, tokio::task::JoinError>;
 
     fn poll(
         mut self: std::pin::Pin<&mut Self>,

@@ -7,8 +7,10 @@
 
 mod adapter;
 pub mod builtin;
+mod output_cap;
 mod schema;
 
-pub use adapter::{error_object, format_duration, result_object, ToolAdapter};
+pub use adapter::{error_object, format_duration, result_object, ToolAdapter, ToolFailure};
 pub use builtin::{builtin_tools, CurrentDateTime, MemoryListObservations, MemoryListReflections};
+pub use output_cap::{CappedOutput, OutputCap};
 pub use schema::{normalize_schema, params, ParamDef};

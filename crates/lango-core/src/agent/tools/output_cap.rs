@@ -1,0 +1,158 @@
+//! Tool output that cannot hurt the conversation: a result bigger than
+//! `tools.maxOutputTokens` enters the prompt cut, with a visible marker saying how much was
+//! left out. The whole result stays stored for the user's card.
+//!
+//! Owns the cut. It must not decide what a tool returns nor store anything.
+
+use std::sync::Arc;
+
+use serde_json::{Map, Value};
+
+use crate::tokens::TokenCounter;
+
+/// Tokens kept free for the marker and the JSON around the cut text.
+const MARKER_RESERVE: usize = 40;
+
+/// The prompt's limit for one tool result.
+#[derive(Debug, Clone)]
+pub struct OutputCap {
+    counter: Arc<dyn TokenCounter>,
+    max_tokens: usize,
+}
+
+/// A result as the prompt carries it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CappedOutput {
+    pub response: Map<String, Value>,
+    /// What `response` costs in the prompt.
+    pub prompt_tokens: usize,
+    /// Tokens left out (0 = nothing was cut).
+    pub omitted_tokens: usize,
+    /// The whole result as JSON text, when it was cut.
+    pub full_output: Option<String>,
+}
+
+impl OutputCap {
+    pub fn new(counter: Arc<dyn TokenCounter>, max_tokens: usize) -> Self {
+        Self {
+            counter,
+            max_tokens: max_tokens.max(MARKER_RESERVE * 2),
+        }
+    }
+
+    pub fn max_tokens(&self) -> usize {
+        self.max_tokens
+    }
+
+    /// `response` as is when it fits, else `{"result": <the first part of its JSON text>,
+    /// "truncated": "truncated — n tokens omitted …"}`.
+    pub fn apply(&self, response: Map<String, Value>) -> CappedOutput {
+        let full = Value::Object(response).to_string();
+        let tokens = self.counter.count(&full);
+        if tokens <= self.max_tokens {
+            let response = match serde_json::from_str::<Value>(&full) {
+                Ok(Value::Object(map)) => map,
+                _ => Map::new(),
+            };
+            return CappedOutput {
+                response,
+                prompt_tokens: tokens,
+                omitted_tokens: 0,
+                full_output: None,
+            };
+        }
+        let keep = self.longest_prefix_within(&full, self.max_tokens - MARKER_RESERVE);
+        let kept_tokens = self.counter.count(keep);
+        let omitted = tokens.saturating_sub(kept_tokens);
+        let mut cut = Map::new();
+        cut.insert("result".into(), Value::String(keep.to_owned()));
+        cut.insert(
+            "truncated".into(),
+            Value::String(format!(
+                "truncated — {omitted} tokens omitted (the result was {tokens} tokens; the limit is {})",
+                self.max_tokens
+            )),
+        );
+        let prompt_tokens = self.counter.count(&Value::Object(cut.clone()).to_string());
+        CappedOutput {
+            response: cut,
+            prompt_tokens,
+            omitted_tokens: omitted,
+            full_output: Some(full),
+        }
+    }
+
+    /// The longest prefix of `text` (on a char boundary) that costs at most `budget` tokens:
+    /// a binary search over byte lengths, each probe counted for real.
+    fn longest_prefix_within<'t>(&self, text: &'t str, budget: usize) -> &'t str {
+        let (mut lo, mut hi) = (0usize, text.len());
+        while lo < hi {
+            let mid = floor_char_boundary(text, lo + (hi - lo).div_ceil(2));
+            if mid <= lo {
+                break;
+            }
+            if self.counter.count(&text[..mid]) <= budget {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        &text[..floor_char_boundary(text, lo)]
+    }
+}
+
+fn floor_char_boundary(text: &str, mut i: usize) -> usize {
+    i = i.min(text.len());
+    while i > 0 && !text.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tokens::default_counter;
+    use serde_json::json;
+
+    fn cap(max: usize) -> OutputCap {
+        OutputCap::new(default_counter(), max)
+    }
+
+    #[test]
+    fn a_result_within_the_limit_enters_the_prompt_unchanged() {
+        let response = json!({"content": "it is 12:00"})
+            .as_object()
+            .cloned()
+            .unwrap();
+        let out = cap(8_000).apply(response.clone());
+        assert_eq!(out.response, response);
+        assert_eq!(out.omitted_tokens, 0);
+        assert!(out.full_output.is_none());
+        assert!(out.prompt_tokens > 0);
+    }
+
+    #[test]
+    fn a_megabyte_result_is_cut_to_the_limit_with_a_marker_and_kept_whole_for_the_user() {
+        let big = "lorem ipsum dolor sit amet ".repeat(40_000);
+        let response = json!({"content": big}).as_object().cloned().unwrap();
+        let out = cap(8_000).apply(response);
+        assert!(out.prompt_tokens <= 8_000, "{}", out.prompt_tokens);
+        assert!(out.prompt_tokens > 7_000, "{}", out.prompt_tokens);
+        assert!(out.omitted_tokens > 100_000);
+        let marker = out.response["truncated"].as_str().unwrap();
+        assert!(marker.starts_with(&format!(
+            "truncated — {} tokens omitted",
+            out.omitted_tokens
+        )));
+        assert!(out.full_output.as_deref().unwrap().len() > 1_000_000);
+    }
+
+    #[test]
+    fn the_cut_never_splits_a_character() {
+        let wide = "日本語のテキスト🙂".repeat(5_000);
+        let out = cap(200).apply(json!({"t": wide}).as_object().cloned().unwrap());
+        assert!(out.response["result"].as_str().is_some());
+        assert!(out.omitted_tokens > 0);
+    }
+}

@@ -1,0 +1,218 @@
+//! Servers that crash, hang, print garbage, are missing, or must not see our secrets: none
+//! of it may hang, flood or leak into a conversation.
+
+use std::time::Duration;
+
+use lango_core::agent::Toolset;
+use lango_core::config::{McpServerSettings, McpTransport};
+use lango_core::tools::mcp::{ServerOptions, ServerState};
+use serde_json::json;
+
+use super::support::*;
+
+fn log_text(log: &tempfile::NamedTempFile) -> String {
+    std::fs::read_to_string(log.path()).unwrap_or_default()
+}
+
+fn started_pids(log: &tempfile::NamedTempFile) -> Vec<u32> {
+    log_text(log)
+        .lines()
+        .filter_map(|l| l.strip_prefix("started pid="))
+        .filter_map(|p| p.trim().parse().ok())
+        .collect()
+}
+
+#[tokio::test]
+async fn a_server_that_crashes_mid_call_gives_a_clear_error_and_is_restarted() {
+    let log = tempfile::NamedTempFile::new().unwrap();
+    let hub = hub(vec![("fault", fault(&[], log.path()))]).await;
+    let err = tool(&hub, "fault__crash")
+        .run_output(ctx(), args(json!({})))
+        .await
+        .unwrap_err();
+    assert!(
+        err.contains("the server \"fault\" stopped while the tool was running"),
+        "{err}"
+    );
+    let server = hub.server("fault").unwrap();
+    assert!(
+        eventually(Duration::from_secs(10), || started_pids(&log).len() == 2
+            && server.state() == ServerState::Ready)
+        .await,
+        "not restarted: {:?} / {}",
+        server.state(),
+        log_text(&log)
+    );
+    let out = tool(&hub, "fault__echo")
+        .run_output(ctx(), args(json!({"message": "again"})))
+        .await
+        .unwrap();
+    assert_eq!(out.value["content"], json!("Echo: again"));
+}
+
+#[tokio::test]
+async fn garbage_on_a_servers_stdout_does_not_break_its_calls() {
+    let log = tempfile::NamedTempFile::new().unwrap();
+    let hub = hub(vec![("noisy", fault(&["--garbage"], log.path()))]).await;
+    assert_eq!(
+        state(&hub, "noisy"),
+        ServerState::Ready,
+        "{:?}",
+        hub.describe()
+    );
+    for i in 0..3 {
+        let out = tool(&hub, "noisy__echo")
+            .run_output(ctx(), args(json!({"message": format!("m{i}")})))
+            .await
+            .expect("echo through the noise");
+        assert_eq!(out.value["content"], json!(format!("Echo: m{i}")));
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+}
+
+#[tokio::test]
+async fn a_missing_command_fails_with_its_name_and_a_hint_and_is_not_retried() {
+    let hub = hub(vec![(
+        "ghost",
+        McpServerSettings::stdio("npx-not-installed-here", vec![]),
+    )])
+    .await;
+    match state(&hub, "ghost") {
+        ServerState::Failed(why) => {
+            assert!(
+                why.starts_with("command not found: npx-not-installed-here."),
+                "{why}"
+            );
+        }
+        other => panic!("expected failed, got {other:?}"),
+    }
+    assert!(hub.tools().is_empty());
+}
+
+#[tokio::test]
+async fn a_server_that_never_initializes_fails_after_the_start_timeout() {
+    let log = tempfile::NamedTempFile::new().unwrap();
+    let options = ServerOptions {
+        start_timeout: Duration::from_secs(2),
+        ..options()
+    };
+    let started = std::time::Instant::now();
+    let hub = hub_with(vec![("mute", fault(&["--hang-init"], log.path()))], options).await;
+    let server = hub.server("mute").unwrap();
+    assert!(
+        eventually(Duration::from_secs(5), || matches!(
+            server.state(),
+            ServerState::Failed(_)
+        ))
+        .await
+    );
+    assert!(started.elapsed() < Duration::from_secs(6));
+    let ServerState::Failed(why) = server.state() else {
+        unreachable!()
+    };
+    assert!(why.contains("did not finish starting within 2 s"), "{why}");
+    assert!(
+        why.contains("never answering initialize"),
+        "stderr should be quoted: {why}"
+    );
+    hub.shutdown();
+    // The hung process was killed, not left behind.
+    let pids = started_pids(&log);
+    assert!(!pids.is_empty());
+    assert!(
+        eventually(Duration::from_secs(5), || pids.iter().all(|p| !alive(*p))).await,
+        "left running: {pids:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_server_that_keeps_exiting_is_given_up_on_with_its_reason() {
+    let log = tempfile::NamedTempFile::new().unwrap();
+    let options = ServerOptions {
+        restart_backoff: Duration::from_millis(50),
+        ..options()
+    };
+    let hub = hub_with(
+        vec![("flaky", fault(&["--exit-at-start"], log.path()))],
+        options,
+    )
+    .await;
+    let server = hub.server("flaky").unwrap();
+    assert!(
+        eventually(
+            Duration::from_secs(15),
+            || matches!(&server.state(), ServerState::Failed(w) if w.contains("gave up"))
+        )
+        .await,
+        "{:?}",
+        server.state()
+    );
+    let ServerState::Failed(why) = server.state() else {
+        unreachable!()
+    };
+    assert!(why.contains("exiting at start on purpose"), "{why}");
+    let starts = started_pids(&log).len();
+    assert!((5..=7).contains(&starts), "started {starts} times");
+}
+
+#[tokio::test]
+async fn a_child_sees_only_a_minimal_environment_and_never_a_provider_key() {
+    // SAFETY: this test binary sets no other variable and reads none of these.
+    unsafe {
+        std::env::set_var("OPENAI_API_KEY", "sk-test-must-not-leak");
+        std::env::set_var("ANTHROPIC_API_KEY", "sk-ant-must-not-leak");
+    }
+    let mut settings = everything();
+    if let McpTransport::Stdio { env, .. } = &mut settings.transport {
+        env.insert("SERVER_OWN".into(), "yes".into());
+    }
+    let hub = hub(vec![("everything", settings)]).await;
+    let out = tool(&hub, "everything__get-env")
+        .run_output(ctx(), args(json!({})))
+        .await
+        .unwrap();
+    let text = out.value["content"].as_str().unwrap();
+    assert!(!text.contains("must-not-leak"), "{text}");
+    assert!(
+        !text.contains("OPENAI_API_KEY") && !text.contains("ANTHROPIC_API_KEY"),
+        "{text}"
+    );
+    assert!(text.contains("SERVER_OWN"), "{text}");
+    assert!(text.contains("PATH"), "{text}");
+}
+
+#[tokio::test]
+async fn stopping_a_call_tells_the_server_it_was_cancelled() {
+    let log = tempfile::NamedTempFile::new().unwrap();
+    let hub = hub(vec![("fault", fault(&[], log.path()))]).await;
+    let sleep = tool(&hub, "fault__sleep");
+    let call = sleep.run_output(ctx(), args(json!({"ms": 30000})));
+    // Stop after the server started working: the call future is dropped.
+    let _ = tokio::time::timeout(Duration::from_millis(700), call).await;
+    assert!(log_text(&log).contains("sleep started"));
+    assert!(
+        eventually(Duration::from_secs(5), || log_text(&log)
+            .contains("sleep cancelled"))
+        .await,
+        "{}",
+        log_text(&log)
+    );
+    let out = tool(&hub, "fault__echo")
+        .run_output(ctx(), args(json!({"message": "still here"})))
+        .await
+        .unwrap();
+    assert_eq!(out.value["content"], json!("Echo: still here"));
+}
+
+#[tokio::test]
+async fn no_server_process_outlives_the_hub() {
+    let log = tempfile::NamedTempFile::new().unwrap();
+    let hub = hub(vec![("fault", fault(&[], log.path()))]).await;
+    let pid = hub.server("fault").unwrap().pid().expect("pid");
+    assert!(alive(pid));
+    drop(hub);
+    assert!(
+        eventually(Duration::from_secs(5), || !alive(pid)).await,
+        "server {pid} outlived the hub"
+    );
+}

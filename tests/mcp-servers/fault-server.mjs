@@ -1,0 +1,72 @@
+// A real MCP server on the official TypeScript SDK that misbehaves on purpose, for Lango's
+// tests of what a careless or broken server must not do to a conversation.
+//   node fault-server.mjs [--garbage] [--hang-init] [--exit-at-start]
+// Tools: echo, big (n bytes of text), sleep (ms; logs a cancellation to $FAULT_LOG),
+// crash (exits mid-call), add_tool (adds a tool: the SDK sends tools/list_changed),
+// env (the names of its environment variables), image (a tiny PNG).
+import { appendFileSync } from 'node:fs';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { z } from 'zod';
+
+const args = new Set(process.argv.slice(2));
+const log = (line) => process.env.FAULT_LOG && appendFileSync(process.env.FAULT_LOG, `${line}\n`);
+log(`started pid=${process.pid}`);
+
+if (args.has('--exit-at-start')) {
+  console.error('fault-server: exiting at start on purpose');
+  process.exit(3);
+}
+if (args.has('--hang-init')) {
+  console.error('fault-server: never answering initialize');
+  process.stdin.resume();
+  setInterval(() => {}, 1 << 30);
+} else {
+  const server = new McpServer({ name: 'fault-server', version: '1.0.0' });
+  server.tool('echo', 'Echoes the message', { message: z.string() }, async ({ message }) => ({
+    content: [{ type: 'text', text: `Echo: ${message}` }],
+  }));
+  server.tool('big', 'Returns n bytes of text', { bytes: z.number() }, async ({ bytes }) => ({
+    content: [{ type: 'text', text: 'x'.repeat(bytes) }],
+  }));
+  server.tool('sleep', 'Waits ms milliseconds', { ms: z.number() }, async ({ ms }, extra) => {
+    log('sleep started');
+    extra.signal.addEventListener('abort', () => log('sleep cancelled'));
+    await new Promise((resolve) => {
+      const t = setTimeout(resolve, ms);
+      extra.signal.addEventListener('abort', () => { clearTimeout(t); resolve(); });
+    });
+    return { content: [{ type: 'text', text: `slept ${ms} ms` }] };
+  });
+  server.tool('crash', 'Exits the server in the middle of the call', {}, async () => {
+    log('crashing');
+    setTimeout(() => process.exit(7), 50);
+    return await new Promise(() => {});
+  });
+  let added = 0;
+  server.tool('add_tool', 'Adds a new tool to the list', {}, async () => {
+    added += 1;
+    const name = `added_${added}`;
+    server.tool(name, `Tool number ${added} added at run time`, {}, async () => ({
+      content: [{ type: 'text', text: `${name} ran` }],
+    }));
+    return { content: [{ type: 'text', text: `added ${name}` }] };
+  });
+  server.tool('env', 'The names of the environment variables the server sees', {}, async () => ({
+    content: [{ type: 'text', text: Object.keys(process.env).sort().join('\n') }],
+  }));
+  server.tool('image', 'A tiny PNG', {}, async () => ({
+    content: [
+      { type: 'text', text: 'a red dot' },
+      { type: 'image', mimeType: 'image/png', data: 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==' },
+    ],
+  }));
+  if (args.has('--garbage')) {
+    // Lines on stdout that are not JSON-RPC: a careless server's console.log.
+    process.stdout.write('Server starting... (this is not JSON)\n{"half": \n\u001b[31mcolour\u001b[0m\n');
+  }
+  await server.connect(new StdioServerTransport());
+  if (args.has('--garbage')) {
+    setInterval(() => process.stdout.write('tick: not json\n'), 200);
+  }
+}
