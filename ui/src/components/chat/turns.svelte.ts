@@ -4,9 +4,9 @@
  * against the backend (send / regenerate / edit, stop); the chat view owns what is shown.
  */
 
-import { editLast, regenerate, sendMessage, stopTurn } from '../../lib/api/commands';
-import type { AppError, ChatEvent, TurnStatus } from '../../lib/api/types';
-import { applyChatEvent, emptyReply, type LiveReply } from '../../lib/chatStream';
+import { approveToolCall, editLast, regenerate, sendMessage, stopTurn } from '../../lib/api/commands';
+import type { AppError, ApprovalDecision, ChatEvent, TurnStatus } from '../../lib/api/types';
+import { applyChatEvent, decideApproval, emptyReply, type LiveReply } from '../../lib/chatStream';
 import type { TurnFailure, TurnMode } from '../../lib/chatItems';
 import { toAppError } from '../../lib/errors';
 
@@ -96,4 +96,21 @@ export async function stopRunningTurn(key: string): Promise<void> {
     t.stopping = false;
     throw toAppError(e);
   }
+}
+
+/**
+ * Answers the approval of tool call `id` in the turn of `key`; the card then runs (a denied
+ * call gets its `denied` result from the backend). Rejects with the reason when the answer
+ * did not reach a waiting call.
+ */
+export async function decideToolCall(key: string, id: string, decision: ApprovalDecision): Promise<void> {
+  let waiting: boolean;
+  try {
+    waiting = await approveToolCall(key, id, decision);
+  } catch (e) {
+    throw toAppError(e);
+  }
+  if (!waiting) throw { code: 'not_waiting', message: 'This call no longer waits for an answer.' } satisfies AppError;
+  const t = turns[key];
+  if (t && !t.done) t.reply = decideApproval(t.reply, id, decision);
 }
