@@ -11,7 +11,7 @@
  */
 
 import type { ApprovalDecision, ChatEvent, MessageStatus, StoredMessage, ToolCall } from './api/types';
-import { imagesInResult, isOpen, newToolCard, parseStatus, type ToolCardModel } from './toolCards';
+import { hideShownImageData, imagesInResult, isOpen, newToolCard, parseStatus, type ToolCardModel } from './toolCards';
 
 // ---------------------------------------------------------------------------------------
 // Live reply
@@ -88,7 +88,7 @@ export function applyChatEvent(reply: LiveReply, event: ChatEvent): LiveReply {
     }
     case 'toolResult': {
       const fields = {
-        result: prettyJson(event.result),
+        result: prettyJson(hideShownImageData(event.result)),
         status: parseStatus(event.status),
         durationMs: event.durationMs ?? null,
         promptTokens: event.promptTokens ?? null,
@@ -200,7 +200,7 @@ function storedCard(call: ToolCall | null, result: ToolCall | null): ToolCardMod
     server: pick('server') ?? null,
     tool: pick('tool') ?? null,
     args: call ? prettyJson(call.input ?? '') : '',
-    result: result ? prettyJson(result.output ?? '') : null,
+    result: result ? prettyJson(hideShownImageData(result.output ?? '')) : null,
     status: result ? parseStatus(result.status ?? call?.status) : 'noResult',
     durationMs: pick('durationMs') ?? null,
     promptTokens: pick('promptTokens') ?? null,

@@ -3,6 +3,7 @@ import {
   annotationBadges,
   displayName,
   formatDuration,
+  hideShownImageData,
   imageSrc,
   imagesInResult,
   omittedText,
@@ -109,5 +110,20 @@ describe('tool images', () => {
     expect(imagesInResult('{"type":"image"')).toEqual([]);
     expect(imagesInResult('{"result":"fine"}')).toEqual([]);
     expect(imagesInResult(null)).toEqual([]);
+  });
+});
+
+describe('result text beside images', () => {
+  it('replaces the base64 of an image shown in the card by a note, keeping everything else', () => {
+    const data = 'A'.repeat(4096);
+    const r = hideShownImageData(JSON.stringify({ content: [{ type: 'text', text: 'hi' }, { type: 'image', mimeType: 'image/png', data }] }));
+    expect(r).toEqual({ content: [{ type: 'text', text: 'hi' }, { type: 'image', mimeType: 'image/png', data: '(3.0 kB, shown below)' }] });
+  });
+
+  it('keeps the data of an image the card does not show, and leaves other results alone', () => {
+    const svg = { type: 'image', mimeType: 'image/svg+xml', data: 'PHN2Zz4=' };
+    expect(hideShownImageData([svg])).toEqual([svg]);
+    expect(hideShownImageData('{"a":1}')).toBe('{"a":1}');
+    expect(hideShownImageData('not json "image"')).toBe('not json "image"');
   });
 });

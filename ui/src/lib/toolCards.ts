@@ -199,3 +199,32 @@ export function displayName(card: Pick<ToolCardModel, 'name' | 'server' | 'tool'
   if (card.server && card.tool) return `${card.server} · ${card.tool}`;
   return card.name || 'tool';
 }
+
+/**
+ * A tool result with the base64 of the images shown in the card replaced by a short note,
+ * so the result text is not a wall of base64. Images the card cannot show keep their data.
+ * JSON text is parsed first; anything else is returned as it is.
+ */
+export function hideShownImageData(result: unknown): unknown {
+  let value = result;
+  if (typeof value === 'string') {
+    if (!value.includes('"image"')) return result;
+    try {
+      value = JSON.parse(value);
+    } catch {
+      return result;
+    }
+  }
+  const walk = (v: unknown, depth: number): unknown => {
+    if (depth > 6 || !v || typeof v !== 'object') return v;
+    if (Array.isArray(v)) return v.map((x) => walk(x, depth + 1));
+    const o = v as Record<string, unknown>;
+    if (o.type === 'image' && typeof o.data === 'string' && typeof o.mimeType === 'string') {
+      if (imageSrc({ mimeType: o.mimeType, data: o.data }) === null) return v;
+      const kb = ((o.data.length * 3) / 4 / 1024).toFixed(1);
+      return { ...o, data: `(${kb} kB, shown below)` };
+    }
+    return Object.fromEntries(Object.entries(o).map(([k, x]) => [k, walk(x, depth + 1)]));
+  };
+  return walk(value, 0);
+}
