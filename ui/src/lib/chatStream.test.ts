@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ChatEvent, StoredMessage } from './api/types';
 import {
   applyChatEvent,
+  decideApproval,
   buildRows,
   contextMeterText,
   emptyReply,
@@ -63,10 +64,10 @@ describe('live reply', () => {
       { type: 'toolResult', id: 'c1', name: 'search', result: { hits: 3 } },
       { type: 'delta', text: 'Found 3.' },
     ]);
-    expect(r.parts).toEqual([
+    expect(r.parts).toMatchObject([
       { kind: 'text', text: 'Let me check. ' },
-      { kind: 'tool', id: 'c1', name: 'search', args: '{\n  "q": "rust"\n}', result: '{\n  "hits": 3\n}' },
-      { kind: 'tool', id: 'c2', name: 'clock', args: '{}', result: '{\n  "now": "12:00"\n}' },
+      { kind: 'tool', id: 'c1', name: 'search', args: '{\n  "q": "rust"\n}', result: '{\n  "hits": 3\n}', status: 'done' },
+      { kind: 'tool', id: 'c2', name: 'clock', args: '{}', result: '{\n  "now": "12:00"\n}', status: 'done' },
       { kind: 'text', text: 'Found 3.' },
     ]);
     expect(replyText(r)).toBe('Let me check. Found 3.');
@@ -99,7 +100,8 @@ describe('live reply', () => {
       { type: 'toolCall', id: 'c', name: 'x', args: { partial: true } },
       { type: 'toolCall', id: 'c', name: 'x', args: { full: true } },
     ]);
-    expect(r.parts).toEqual([{ kind: 'tool', id: 'c', name: 'x', args: '{\n  "full": true\n}', result: null }]);
+    expect(r.parts.length).toBe(1);
+    expect(r.parts[0]).toMatchObject({ kind: 'tool', id: 'c', name: 'x', args: '{\n  "full": true\n}', result: null, status: 'running' });
   });
 
   it('knows when nothing has arrived yet', () => {
@@ -129,7 +131,7 @@ describe('buildRows', () => {
       msg(4, 'assistant', 'It is 3°C.'),
     ]);
     expect(rows.map((r) => r.key)).toEqual(['m1', 'm2', 'm3', 'm4']);
-    expect(rows[1].tools).toEqual([{ id: 't1', name: 'weather', args: '{\n  "city": "Oslo"\n}', result: '{\n  "temp": 3\n}' }]);
+    expect(rows[1].tools).toMatchObject([{ id: 't1', name: 'weather', args: '{\n  "city": "Oslo"\n}', result: '{\n  "temp": 3\n}' }]);
     expect(rows[2].merged).toBe(true);
     expect(rows[3].merged).toBe(false);
   });
@@ -214,5 +216,174 @@ describe('labels', () => {
   it('formats the context meter', () => {
     expect(contextMeterText(1234, 8000, 320)).toBe('1,234 / 8,000 tokens · memory 320');
     expect(contextMeterText(0, 128000, null)).toBe('0 / 128,000 tokens');
+  });
+});
+
+// The shapes the store really has (agent/session/convert.rs): a tool row carries each
+// result in `toolCalls[].output` AND the same JSON as its `content`.
+describe('buildRows with stored history', () => {
+  const call = (id: string, name: string, input: string, extra: Record<string, unknown> = {}) => ({ id, name, input, ...extra });
+  const out = (id: string, name: string, output: string, extra: Record<string, unknown> = {}) => ({ id, name, output, ...extra });
+
+  it("a tool result row folds into its call's card", () => {
+    const rows = buildRows([
+      msg(1, 'user', 'weather?'),
+      msg(2, 'assistant', '', { toolCalls: [call('t1', 'weather', '{"city":"Oslo"}')] }),
+      msg(3, 'tool', '{"temp":3}', { toolCalls: [out('t1', 'weather', '{"temp":3}')] }),
+      msg(4, 'assistant', 'It is 3°C.'),
+    ]);
+    expect(rows[1].tools).toHaveLength(1);
+    expect(rows[1].tools[0]).toMatchObject({ id: 't1', result: '{\n  "temp": 3\n}', status: 'done' });
+    expect(rows[2].merged).toBe(true);
+    expect(rows[2].tools).toEqual([]);
+    // Every call is drawn exactly once.
+    expect(rows.filter((r) => !r.merged).flatMap((r) => r.tools)).toHaveLength(1);
+  });
+
+  it('two calls answered in one tool row (or in one row each) are one card each', () => {
+    const one = buildRows([
+      msg(1, 'assistant', '', { toolCalls: [call('a', 'x', '{}'), call('b', 'y', '{}')] }),
+      msg(2, 'tool', '{"r":1}{"r":2}', { toolCalls: [out('a', 'x', '{"r":1}'), out('b', 'y', '{"r":2}')] }),
+    ]);
+    expect(one[0].tools.map((t) => t.result)).toEqual(['{\n  "r": 1\n}', '{\n  "r": 2\n}']);
+    expect(one[1].merged).toBe(true);
+
+    const each = buildRows([
+      msg(1, 'assistant', '', { toolCalls: [call('a', 'x', '{}'), call('b', 'y', '{}')] }),
+      msg(2, 'tool', '{"r":1}', { toolCalls: [out('a', 'x', '{"r":1}')] }),
+      msg(3, 'tool', '{"r":2}', { toolCalls: [out('b', 'y', '{"r":2}')] }),
+    ]);
+    expect(each[0].tools.map((t) => t.status)).toEqual(['done', 'done']);
+    expect(each[1].merged && each[2].merged).toBe(true);
+  });
+
+  it('a result whose call is on an older page is a card of its own, with no raw JSON beside it', () => {
+    const rows = buildRows([
+      msg(10, 'tool', '{"v":2}', { toolCalls: [out('x', 'calc', '{"v":2}')] }),
+      msg(11, 'assistant', 'two'),
+    ]);
+    expect(rows[0]).toMatchObject({ role: 'tool', merged: false, content: '' });
+    expect(rows[0].tools).toHaveLength(1);
+    expect(rows[0].tools[0]).toMatchObject({ name: 'calc', args: '', result: '{\n  "v": 2\n}' });
+  });
+
+  it('a tool row keeps only the results no call card took', () => {
+    const rows = buildRows([
+      msg(1, 'assistant', '', { toolCalls: [call('a', 'x', '{}')] }),
+      msg(2, 'tool', '{"r":1}{"r":9}', { toolCalls: [out('a', 'x', '{"r":1}'), out('zz', 'lost', '{"r":9}')] }),
+    ]);
+    expect(rows[0].tools[0].result).toBe('{\n  "r": 1\n}');
+    expect(rows[1].merged).toBe(false);
+    expect(rows[1].tools.map((t) => t.id)).toEqual(['zz']);
+    expect(rows[1].content).toBe('');
+  });
+
+  it('repeated ids (providers without ids) pair each call with the next result', () => {
+    const rows = buildRows([
+      msg(1, 'assistant', '', { toolCalls: [call('call_x', 'x', '{"i":1}')] }),
+      msg(2, 'tool', '{"r":1}', { toolCalls: [out('call_x', 'x', '{"r":1}')] }),
+      msg(3, 'assistant', '', { toolCalls: [call('call_x', 'x', '{"i":2}')] }),
+      msg(4, 'tool', '{"r":2}', { toolCalls: [out('call_x', 'x', '{"r":2}')] }),
+    ]);
+    expect(rows[0].tools[0].result).toBe('{\n  "r": 1\n}');
+    expect(rows[2].tools[0].result).toBe('{\n  "r": 2\n}');
+    expect(rows[1].merged && rows[3].merged).toBe(true);
+  });
+
+  it("a call's stored status, duration, token cost and server reach its card", () => {
+    const rows = buildRows([
+      msg(1, 'assistant', '', { toolCalls: [call('a', 'files__read', '{}', { server: 'files', tool: 'read' })] }),
+      msg(2, 'tool', '{"error":"denied"}', {
+        toolCalls: [out('a', 'files__read', '{"error":"denied"}', { status: 'denied', durationMs: 12, promptTokens: 40, omittedTokens: 0 })],
+      }),
+      msg(3, 'assistant', '', { toolCalls: [call('b', 'big', '{}')] }),
+      msg(4, 'tool', '{}', { toolCalls: [out('b', 'big', '{}', { status: 'timedOut', promptTokens: 8000, omittedTokens: 250000 })] }),
+    ]);
+    expect(rows[0].tools[0]).toMatchObject({ server: 'files', tool: 'read', status: 'denied', durationMs: 12, promptTokens: 40 });
+    expect(rows[2].tools[0]).toMatchObject({ status: 'timedOut', promptTokens: 8000, omittedTokens: 250000 });
+  });
+
+  it('a call with no stored result says so', () => {
+    const rows = buildRows([msg(1, 'assistant', 'trying', { toolCalls: [call('q', 'slow', '{}')] })]);
+    expect(rows[0].tools[0]).toMatchObject({ result: null, status: 'noResult' });
+  });
+
+  it('images a tool returned come back from its stored result', () => {
+    const output = JSON.stringify({ content: [{ type: 'text', text: 'hi' }, { type: 'image', data: 'iVBORw0KGgo=', mimeType: 'image/png' }] });
+    const rows = buildRows([
+      msg(1, 'assistant', '', { toolCalls: [call('i', 'img', '{}')] }),
+      msg(2, 'tool', output, { toolCalls: [out('i', 'img', output)] }),
+    ]);
+    expect(rows[0].tools[0].images).toEqual([{ mimeType: 'image/png', data: 'iVBORw0KGgo=' }]);
+  });
+});
+
+describe('live tool cards', () => {
+  const approval: ChatEvent = {
+    type: 'toolApproval',
+    id: 'c1',
+    name: 'files__write',
+    server: 'files',
+    tool: 'write',
+    description: 'Writes a file',
+    annotations: { destructive: true },
+    args: { path: '/tmp/a' },
+  };
+
+  it('an approval request shows a waiting card, also when its call came first', () => {
+    for (const events of [[approval], [{ type: 'toolCall', id: 'c1', name: 'files__write', args: { path: '/tmp/a' } } as ChatEvent, approval]]) {
+      const r = play(events);
+      expect(r.parts).toHaveLength(1);
+      expect(r.parts[0]).toMatchObject({
+        status: 'approval',
+        server: 'files',
+        tool: 'write',
+        args: '{\n  "path": "/tmp/a"\n}',
+        approval: { description: 'Writes a file', annotations: { destructive: true } },
+      });
+    }
+  });
+
+  it('a call re-sent while it waits for approval keeps waiting', () => {
+    const r = play([approval, { type: 'toolCall', id: 'c1', name: 'files__write', args: { path: '/tmp/b' } }]);
+    expect(r.parts[0]).toMatchObject({ status: 'approval', args: '{\n  "path": "/tmp/b"\n}' });
+  });
+
+  it('answering the approval turns the card into a running card', () => {
+    const r = decideApproval(play([approval]), 'c1', 'once');
+    expect(r.parts[0]).toMatchObject({ status: 'running', decision: 'once' });
+    expect(decideApproval(r, 'c1', 'deny')).toBe(r);
+  });
+
+  it('progress shows on the running card, and the result ends it with its status and cost', () => {
+    let r = play([
+      { type: 'toolCall', id: 'p', name: 'long', args: {}, server: 'every', tool: 'long' },
+      { type: 'toolProgress', id: 'p', progress: 2, total: 5, message: 'step 2' },
+    ]);
+    expect(r.parts[0]).toMatchObject({ status: 'running', progress: { progress: 2, total: 5, message: 'step 2' }, server: 'every' });
+    r = applyChatEvent(r, {
+      type: 'toolResult',
+      id: 'p',
+      name: 'long',
+      result: { ok: true },
+      status: 'cancelled',
+      durationMs: 1500,
+      promptTokens: 12,
+      omittedTokens: 3,
+      images: [{ mimeType: 'image/png', data: 'AAAA' }],
+    });
+    expect(r.parts[0]).toMatchObject({
+      status: 'cancelled',
+      progress: null,
+      durationMs: 1500,
+      promptTokens: 12,
+      omittedTokens: 3,
+      images: [{ mimeType: 'image/png', data: 'AAAA' }],
+    });
+  });
+
+  it('progress for a call not open is ignored', () => {
+    const r = play([{ type: 'delta', text: 'x' }]);
+    expect(applyChatEvent(r, { type: 'toolProgress', id: 'nope', progress: 1, total: null, message: null })).toBe(r);
   });
 });

@@ -10,7 +10,8 @@
  * newest page is reloaded.
  */
 
-import type { ChatEvent, MessageStatus, StoredMessage } from './api/types';
+import type { ApprovalDecision, ChatEvent, MessageStatus, StoredMessage, ToolCall } from './api/types';
+import { hideShownImageData, imagesInResult, isOpen, newToolCard, parseStatus, type ToolCardModel } from './toolCards';
 
 // ---------------------------------------------------------------------------------------
 // Live reply
@@ -20,15 +21,8 @@ export interface LiveText {
   text: string;
 }
 
-export interface LiveTool {
-  kind: 'tool';
-  id: string;
-  name: string;
-  /** Pretty-printed JSON of the arguments. */
-  args: string;
-  /** Pretty-printed JSON of the result; null while the tool runs. */
-  result: string | null;
-}
+/** A tool call of the live reply: its card, from toolCall / toolApproval / toolProgress / toolResult. */
+export type LiveTool = { kind: 'tool' } & ToolCardModel;
 
 export type LivePart = LiveText | LiveTool;
 
@@ -37,6 +31,11 @@ export interface LiveReply {
 }
 
 export const emptyReply = (): LiveReply => ({ parts: [] });
+
+/** The first card of call `id` still open (ids are unique within a turn, but a provider
+ *  without ids gets `call_<name>` for each, so take the oldest open one). */
+const openCard = (parts: LivePart[], id: string) =>
+  parts.findIndex((p) => p.kind === 'tool' && p.id === id && isOpen(p));
 
 /** The reply after one more streamed event. Never mutates `reply`. */
 export function applyChatEvent(reply: LiveReply, event: ChatEvent): LiveReply {
@@ -50,35 +49,79 @@ export function applyChatEvent(reply: LiveReply, event: ChatEvent): LiveReply {
       break;
     }
     case 'toolCall': {
-      // The same call again (a provider re-sending it) updates its card; a call reusing the id
-      // of one that already finished (providers without ids get `call_<name>`) is a new card.
-      const at = parts.findIndex((p) => p.kind === 'tool' && p.id === event.id && p.result === null);
-      const args = prettyJson(event.args);
+      // The same call again (a provider re-sending it) updates its card, keeping its status
+      // (it may wait for approval); a call reusing the id of one that already finished is a
+      // new card.
+      const at = openCard(parts, event.id);
+      const fields = {
+        args: prettyJson(event.args),
+        ...(event.server ? { server: event.server } : {}),
+        ...(event.tool ? { tool: event.tool } : {}),
+      };
       if (at >= 0) {
         const existing = parts[at] as LiveTool;
-        parts[at] = { ...existing, name: event.name || existing.name, args };
+        parts[at] = { ...existing, ...fields, name: event.name || existing.name };
       } else {
-        parts.push({ kind: 'tool', id: event.id, name: event.name, args, result: null });
+        parts.push({ kind: 'tool', ...newToolCard(event.id, event.name, fields) });
       }
       break;
     }
+    case 'toolApproval': {
+      const at = openCard(parts, event.id);
+      const fields = {
+        server: event.server,
+        tool: event.tool,
+        args: prettyJson(event.args),
+        status: 'approval' as const,
+        approval: { description: event.description ?? '', annotations: event.annotations ?? {} },
+      };
+      if (at >= 0) parts[at] = { ...(parts[at] as LiveTool), ...fields, name: event.name || (parts[at] as LiveTool).name };
+      else parts.push({ kind: 'tool', ...newToolCard(event.id, event.name, fields) });
+      break;
+    }
+    case 'toolProgress': {
+      const at = openCard(parts, event.id);
+      if (at < 0) return reply;
+      const progress = { progress: event.progress, total: event.total ?? null, message: event.message ?? null };
+      parts[at] = { ...(parts[at] as LiveTool), status: 'running', progress };
+      break;
+    }
     case 'toolResult': {
-      const result = prettyJson(event.result);
-      // Pair with the first call of that id still waiting (ids are unique within a turn, but
-      // a provider without ids gets `call_<name>` for each, so take the oldest open one).
-      let at = parts.findIndex((p) => p.kind === 'tool' && p.id === event.id && p.result === null);
+      const fields = {
+        result: prettyJson(hideShownImageData(event.result)),
+        status: parseStatus(event.status),
+        durationMs: event.durationMs ?? null,
+        promptTokens: event.promptTokens ?? null,
+        omittedTokens: event.omittedTokens ?? null,
+        images: event.images ?? [],
+        progress: null,
+      };
+      let at = openCard(parts, event.id);
       if (at < 0) at = parts.findIndex((p) => p.kind === 'tool' && p.id === event.id);
       if (at >= 0) {
         const existing = parts[at] as LiveTool;
-        parts[at] = { ...existing, name: existing.name || event.name, result };
+        parts[at] = { ...existing, ...fields, name: existing.name || event.name };
       } else {
-        parts.push({ kind: 'tool', id: event.id, name: event.name, args: '', result });
+        parts.push({ kind: 'tool', ...newToolCard(event.id, event.name, fields) });
       }
       break;
     }
     default:
       return reply;
   }
+  return { parts };
+}
+
+/**
+ * The reply once the user answered the approval of call `id`: the card runs until the
+ * backend's result (a denied call gets a `denied` result at once). The card keeps the
+ * request (`approval`) and the `decision`, so it can say how it was allowed.
+ */
+export function decideApproval(reply: LiveReply, id: string, decision: ApprovalDecision): LiveReply {
+  const at = reply.parts.findIndex((p) => p.kind === 'tool' && p.id === id && p.status === 'approval');
+  if (at < 0) return reply;
+  const parts = reply.parts.slice();
+  parts[at] = { ...(parts[at] as LiveTool), status: 'running', decision };
   return { parts };
 }
 
@@ -132,15 +175,6 @@ export function normaliseRole(role: string): Role {
   }
 }
 
-export interface ToolCard {
-  id: string;
-  name: string;
-  /** Pretty JSON of the arguments ('' when unknown: the call is on an older page). */
-  args: string;
-  /** Pretty JSON of the result; null when no result was stored (yet). */
-  result: string | null;
-}
-
 export interface MessageRow {
   key: string;
   seq: number;
@@ -150,30 +184,62 @@ export interface MessageRow {
   archived: boolean;
   createdAt: number;
   author: string;
-  tools: ToolCard[];
+  tools: ToolCardModel[];
   /** A tool row whose every result is shown in the call's card above: rendered as nothing. */
   merged: boolean;
 }
 
 export const rowKey = (seq: number) => `m${seq}`;
 
+/** A stored call (assistant row) and its stored result (tool row) as one card. */
+function storedCard(call: ToolCall | null, result: ToolCall | null): ToolCardModel {
+  const id = call?.id ?? result?.id ?? '';
+  const name = call?.name || result?.name || '';
+  const pick = <K extends keyof ToolCall>(k: K) => result?.[k] ?? call?.[k];
+  return newToolCard(id, name, {
+    server: pick('server') ?? null,
+    tool: pick('tool') ?? null,
+    args: call ? prettyJson(call.input ?? '') : '',
+    result: result ? prettyJson(hideShownImageData(result.output ?? '')) : null,
+    status: result ? parseStatus(result.status ?? call?.status) : 'noResult',
+    durationMs: pick('durationMs') ?? null,
+    promptTokens: pick('promptTokens') ?? null,
+    omittedTokens: pick('omittedTokens') ?? null,
+    images: result ? imagesInResult(result.output ?? '') : [],
+  });
+}
+
+/** A tool row's text once its results (stored as the row's content too) are taken out. */
+function textBesideResults(content: string, calls: readonly ToolCall[]): string {
+  let rest = content;
+  for (const c of calls) {
+    const out = c.output ?? '';
+    if (!out) continue;
+    const at = rest.indexOf(out);
+    if (at >= 0) rest = rest.slice(0, at) + rest.slice(at + out.length);
+  }
+  return rest.trim();
+}
+
 /**
- * The rows for messages sorted by seq: assistant tool calls become cards carrying their
- * results; a tool row whose results all went into such cards is marked `merged`.
+ * The rows for messages sorted by seq: each assistant tool call becomes one card carrying
+ * its result (matched by call id: the first result after the call); a tool row whose
+ * results all went into such cards is marked `merged` (drawn as nothing). A tool row stores
+ * its results as its content too: that raw JSON is never shown beside the cards.
  */
 export function buildRows(messages: readonly StoredMessage[]): MessageRow[] {
   // Results by call id, from tool rows; an id may repeat, so keep them in order.
-  const results = new Map<string, { seq: number; output: string }[]>();
+  const results = new Map<string, { seq: number; call: ToolCall }[]>();
   for (const m of messages) {
     if (normaliseRole(m.role) !== 'tool') continue;
     for (const c of m.toolCalls ?? []) {
       const list = results.get(c.id) ?? [];
-      list.push({ seq: m.seq, output: c.output ?? '' });
+      list.push({ seq: m.seq, call: c });
       results.set(c.id, list);
     }
   }
-  /** seq of a tool row → how many of its results a call card took. */
-  const taken = new Map<number, number>();
+  /** Results a call card took, so their tool row does not draw them again. */
+  const taken = new Set<ToolCall>();
 
   const rows: MessageRow[] = messages.map((m) => {
     const role = normaliseRole(m.role);
@@ -194,29 +260,26 @@ export function buildRows(messages: readonly StoredMessage[]): MessageRow[] {
         const hit = list?.find((r) => r.seq > m.seq);
         if (hit && list) {
           list.splice(list.indexOf(hit), 1);
-          taken.set(hit.seq, (taken.get(hit.seq) ?? 0) + 1);
+          taken.add(hit.call);
         }
-        return { id: c.id, name: c.name, args: prettyJson(c.input ?? ''), result: hit ? prettyJson(hit.output) : null };
+        return storedCard(c, hit?.call ?? null);
       });
       return { ...base, tools };
     }
     if (role === 'tool') {
-      const tools = (m.toolCalls ?? []).map((c) => ({
-        id: c.id,
-        name: c.name,
-        args: '',
-        result: prettyJson(c.output ?? ''),
-      }));
-      return { ...base, tools };
+      const calls = m.toolCalls ?? [];
+      return { ...base, content: textBesideResults(base.content, calls), tools: calls.map((c) => storedCard(null, c)) };
     }
     return { ...base, tools: [] };
   });
 
-  for (const row of rows) {
-    if (row.role !== 'tool') continue;
-    const n = taken.get(row.seq) ?? 0;
-    row.merged = row.tools.length > 0 && n >= row.tools.length && row.content.trim() === '';
-  }
+  rows.forEach((row, i) => {
+    if (row.role !== 'tool') return;
+    const calls = messages[i].toolCalls ?? [];
+    // Results whose call is on an older page (or missing) stay as cards on this row.
+    row.tools = row.tools.filter((_, j) => !taken.has(calls[j]));
+    row.merged = calls.length > 0 && row.tools.length === 0 && row.content === '';
+  });
   return rows;
 }
 

@@ -229,6 +229,16 @@ describe('rebaseDraft', () => {
     expect(next.providers).toEqual(savedAfter.providers);
     expect(draft.providers).toEqual({});
   });
+
+  it('takes the MCP servers as saved, so saving other edits never undoes a tool policy', () => {
+    const draft = doc({ mcpServers: { a: { command: 'x' } } });
+    draft.agent.systemPrompt = 'unsaved edit';
+    const saved = doc({ mcpServers: { a: { command: 'x', autoApprove: ['echo'] } } });
+    const next = rebaseDraft(draft, (d) => d, saved);
+    expect(next.mcpServers).toEqual({ a: { command: 'x', autoApprove: ['echo'] } });
+    expect(next.agent.systemPrompt).toBe('unsaved edit');
+    expect(rebaseDraft(draft, (d) => d, doc()).mcpServers).toBeUndefined();
+  });
 });
 
 describe('provider rows', () => {

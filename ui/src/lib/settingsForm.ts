@@ -229,9 +229,10 @@ export function removeProvider(doc: SettingsDocument, id: string): SettingsDocum
 }
 
 /**
- * The edited document after a provider change was saved: the same change applied to it
- * (`change`), with the providers and secrets as the backend saved them, so unsaved edits to
- * the other sections survive.
+ * The edited document after a provider or tools change was saved: the same change applied
+ * to it (`change`), with the providers, secrets and MCP servers as the backend saved them
+ * (those sections save on their own, and the backend edits `mcpServers` for tool policies),
+ * so unsaved edits to the other sections survive and saving them never undoes those.
  */
 export function rebaseDraft(
   draft: SettingsDocument,
@@ -241,6 +242,8 @@ export function rebaseDraft(
   const next = change(cloneDocument(draft));
   next.providers = cloneDocument(saved.providers);
   next.secrets = cloneDocument(saved.secrets);
+  if (saved.mcpServers === undefined) delete next.mcpServers;
+  else next.mcpServers = cloneDocument(saved.mcpServers);
   return next;
 }
 

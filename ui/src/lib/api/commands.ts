@@ -8,11 +8,13 @@ import { Channel, invoke } from '@tauri-apps/api/core';
 import { toAppError } from '../errors';
 import type {
   AppStatus,
+  ApprovalDecision,
   ChatEvent,
   ExportFormat,
   ExportResult,
   InspectView,
   KeyLocation,
+  McpServerInfo,
   MemoryItemKind,
   MemoryOverview,
   ModelEntry,
@@ -21,6 +23,7 @@ import type {
   SettingsDocument,
   SettingsView,
   StoredMessage,
+  ToolPolicy,
   TurnOutcome,
   ValidationReport,
 } from './types';
@@ -63,6 +66,15 @@ export const regenerate = (key: string, onEvent: (e: ChatEvent) => void) =>
 export const editLast = (key: string, text: string, onEvent: (e: ChatEvent) => void) =>
   call<TurnOutcome>('edit_last', { key, text, onEvent: channel(onEvent) });
 export const stopTurn = (key: string) => call<boolean>('stop_turn', { key });
+/** Answers a paused tool call; false when nothing waits under that id (the turn ended). */
+export const approveToolCall = (sessionKey: string, callId: string, decision: ApprovalDecision) =>
+  call<boolean>('approve_tool_call', { sessionKey, callId, decision });
+
+// Tools (MCP servers)
+export const mcpServers = () => call<McpServerInfo[]>('mcp_servers');
+export const mcpRestart = (name: string) => call<McpServerInfo>('mcp_restart', { name });
+export const mcpSetToolPolicy = (server: string, tool: string, policy: ToolPolicy) =>
+  call<McpServerInfo>('mcp_set_tool_policy', { server, tool, policy });
 
 // Memory
 export const memoryOverview = (key: string) => call<MemoryOverview>('memory_overview', { key });

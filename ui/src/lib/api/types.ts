@@ -48,7 +48,39 @@ export interface ToolCall {
   /** JSON text of the result (tool rows). */
   output?: string;
   thought?: boolean;
+  /** How the call ended (when known). */
+  status?: ToolCallStatus;
+  durationMs?: number;
+  /** Tokens the result costs in the prompt (after capping). */
+  promptTokens?: number;
+  /** > 0: the prompt got a truncated result. */
+  omittedTokens?: number;
+  /** MCP server name; absent for built-in tools. */
+  server?: string;
+  /** The tool's own name on that server. */
+  tool?: string;
 }
+
+/** How a tool call ended. */
+export type ToolCallStatus = 'done' | 'error' | 'denied' | 'timedOut' | 'cancelled';
+
+/** MCP tool annotations (hints from the server, not guarantees). */
+export interface ToolAnnotations {
+  title?: string | null;
+  readOnly?: boolean | null;
+  destructive?: boolean | null;
+  idempotent?: boolean | null;
+  openWorld?: boolean | null;
+}
+
+/** An image returned by a tool. */
+export interface ToolImage {
+  mimeType: string;
+  /** Base64. */
+  data: string;
+}
+
+export type ApprovalDecision = 'once' | 'always' | 'deny';
 
 export type MessageStatus = 'complete' | 'partial' | 'interrupted' | 'error';
 
@@ -85,8 +117,62 @@ export interface SearchHit {
 /** Streamed during a turn through a Tauri Channel. */
 export type ChatEvent =
   | { type: 'delta'; text: string }
-  | { type: 'toolCall'; id: string; name: string; args: unknown }
-  | { type: 'toolResult'; id: string; name: string; result: unknown };
+  | {
+      type: 'toolCall';
+      id: string;
+      /** What the model saw, e.g. "files__read_file". */
+      name: string;
+      args: unknown;
+      /** MCP server name; null for built-in tools. */
+      server?: string | null;
+      /** The tool's own name on that server. */
+      tool?: string | null;
+    }
+  | {
+      /** The turn is paused until the UI calls `approveToolCall(sessionKey, id, decision)`. */
+      type: 'toolApproval';
+      id: string;
+      name: string;
+      server: string;
+      tool: string;
+      description: string;
+      annotations: ToolAnnotations;
+      args: unknown;
+    }
+  | { type: 'toolProgress'; id: string; progress: number; total: number | null; message: string | null }
+  | {
+      type: 'toolResult';
+      id: string;
+      name: string;
+      result: unknown;
+      status?: ToolCallStatus;
+      durationMs?: number | null;
+      /** Tokens this result costs in the prompt (after capping). */
+      promptTokens?: number | null;
+      /** > 0: the prompt got a truncated version. */
+      omittedTokens?: number | null;
+      images?: ToolImage[];
+    };
+
+export type ToolPolicy = 'ask' | 'always' | 'disabled';
+
+export interface McpToolInfo {
+  name: string;
+  /** The name the model sees (`server__tool`, sanitised). */
+  exposedName: string;
+  description: string;
+  policy: ToolPolicy;
+  annotations: ToolAnnotations;
+}
+
+export interface McpServerInfo {
+  name: string;
+  transport: 'stdio' | 'http';
+  state: 'disabled' | 'starting' | 'ready' | 'failed';
+  error: string | null;
+  tools: McpToolInfo[];
+  stderrTail: string[];
+}
 
 export type TurnStatus = 'complete' | 'stopped' | 'failed';
 

@@ -1,0 +1,75 @@
+import { describe, expect, it } from 'vitest';
+import type { MessageRow, Role } from './chatStream';
+import { buildItems, hideFromSeqFor, rowActions, seekTarget, visibleRows } from './chatItems';
+
+function row(seq: number, role: Role, merged = false): MessageRow {
+  return {
+    key: `m${seq}`,
+    seq,
+    role,
+    content: 'x',
+    status: 'complete',
+    archived: false,
+    createdAt: 1000 + seq,
+    author: '',
+    tools: [],
+    merged,
+  };
+}
+
+const failure = { error: { code: 'x', message: 'boom' }, retry: true };
+
+describe('chat items', () => {
+  it('starts with the conversation start only once the oldest page is loaded', () => {
+    const rows = [row(1, 'user'), row(2, 'assistant')];
+    expect(buildItems(rows, false, null, null).map((i) => i.key)).toEqual(['start', 'm1', 'm2']);
+    expect(buildItems(rows, true, null, null).map((i) => i.key)).toEqual(['m1', 'm2']);
+    expect(buildItems([], false, null, null)).toEqual([]);
+  });
+
+  it('ends with the pending message and the live reply while a turn runs, hiding an old failure', () => {
+    const rows = [row(1, 'user')];
+    expect(buildItems(rows, true, { userText: 'hi' }, failure).map((i) => i.kind)).toEqual([
+      'message',
+      'pending',
+      'live',
+    ]);
+    expect(buildItems(rows, true, { userText: null }, null).map((i) => i.kind)).toEqual(['message', 'live']);
+  });
+
+  it('ends with the failed turn when no turn runs', () => {
+    const items = buildItems([row(1, 'user')], true, null, failure);
+    expect(items[items.length - 1]).toEqual({ key: 'turn-error', kind: 'error', failure });
+  });
+});
+
+describe('turn replacement', () => {
+  it('an edit hides the last user message on, a regenerate only what follows it, a send nothing', () => {
+    expect(hideFromSeqFor('edit', 5)).toBe(5);
+    expect(hideFromSeqFor('regenerate', 5)).toBe(6);
+    expect(hideFromSeqFor('send', 5)).toBeNull();
+    expect(hideFromSeqFor('edit', null)).toBeNull();
+    const rows = [row(4, 'assistant'), row(5, 'user'), row(6, 'assistant')];
+    expect(visibleRows(rows, 6).map((r) => r.seq)).toEqual([4, 5]);
+    expect(visibleRows(rows, null)).toBe(rows);
+  });
+});
+
+describe('row actions', () => {
+  it('regenerate goes on the last reply, or on an unanswered last user message', () => {
+    expect(rowActions([row(1, 'user'), row(2, 'assistant')])).toEqual({ lastUserSeq: 1, regenerateSeq: 2 });
+    expect(rowActions([row(1, 'assistant'), row(2, 'user')])).toEqual({ lastUserSeq: 2, regenerateSeq: 2 });
+    expect(rowActions([])).toEqual({ lastUserSeq: null, regenerateSeq: null });
+  });
+});
+
+describe('seek target', () => {
+  it('scrolls to the hit, else the nearest shown row before it, skipping merged rows', () => {
+    const rows = [row(1, 'user'), row(2, 'assistant'), row(3, 'tool', true), row(5, 'user')];
+    expect(seekTarget(rows, 2)?.seq).toBe(2);
+    expect(seekTarget(rows, 3)?.seq).toBe(2);
+    expect(seekTarget(rows, 4)?.seq).toBe(2);
+    expect(seekTarget(rows, 0)?.seq).toBe(1);
+    expect(seekTarget(rows, 9)?.seq).toBe(5);
+  });
+});

@@ -1,0 +1,93 @@
+/**
+ * What the chat view lists, as pure functions (unit-tested): the items of the message list
+ * (stored rows, the "start of the conversation" separator, the pending user message, the
+ * live reply, a failed turn), which stored rows a running turn replaces, and which rows
+ * carry Edit and Regenerate.
+ */
+
+import type { AppError } from './api/types';
+import { lastIndexOfRole, type MessageRow } from './chatStream';
+
+export type TurnMode = 'send' | 'regenerate' | 'edit';
+
+export interface TurnFailure {
+  error: AppError;
+  /** Whether regenerating makes sense (false when the message never reached the store). */
+  retry: boolean;
+}
+
+export type ChatItem =
+  | { key: string; kind: 'message'; row: MessageRow }
+  | { key: 'start'; kind: 'start'; at: number }
+  | { key: 'pending-user'; kind: 'pending'; text: string }
+  | { key: 'live'; kind: 'live' }
+  | { key: 'turn-error'; kind: 'error'; failure: TurnFailure };
+
+/** What of a running turn the list shows. */
+export interface TurnView {
+  /** The user's text shown while the turn runs (null for regenerate: the stored row stays). */
+  userText: string | null;
+}
+
+/**
+ * The list's items: the start separator once the oldest page is loaded, the rows, then the
+ * running turn (its pending user message and the live reply) or the last failure.
+ */
+export function buildItems(
+  rows: readonly MessageRow[],
+  hasOlder: boolean,
+  turn: TurnView | null,
+  failure: TurnFailure | null,
+): ChatItem[] {
+  const items: ChatItem[] = [];
+  if (!hasOlder && rows.length > 0) items.push({ key: 'start', kind: 'start', at: rows[0].createdAt });
+  for (const row of rows) items.push({ key: row.key, kind: 'message', row });
+  if (turn) {
+    if (turn.userText !== null) items.push({ key: 'pending-user', kind: 'pending', text: turn.userText });
+    items.push({ key: 'live', kind: 'live' });
+  } else if (failure) {
+    items.push({ key: 'turn-error', kind: 'error', failure });
+  }
+  return items;
+}
+
+/**
+ * The first stored seq a turn replaces (hidden while it runs): nothing for a send, the last
+ * user message for an edit, everything after it for a regenerate.
+ */
+export function hideFromSeqFor(mode: TurnMode, lastUserSeq: number | null): number | null {
+  if (mode === 'send' || lastUserSeq === null) return null;
+  return mode === 'edit' ? lastUserSeq : lastUserSeq + 1;
+}
+
+/** Rows still shown while a turn hides everything from `hideFrom` on. */
+export function visibleRows(rows: MessageRow[], hideFrom: number | null): MessageRow[] {
+  return hideFrom === null ? rows : rows.filter((r) => r.seq < hideFrom);
+}
+
+export interface RowActions {
+  /** The last user message (Edit); null if none. */
+  lastUserSeq: number | null;
+  /** The row carrying Regenerate: the last reply, or the last user message left unanswered. */
+  regenerateSeq: number | null;
+}
+
+export function rowActions(rows: readonly MessageRow[]): RowActions {
+  const lastUser = lastIndexOfRole(rows, 'user');
+  const lastAssistant = lastIndexOfRole(rows, 'assistant');
+  return {
+    lastUserSeq: lastUser >= 0 ? rows[lastUser].seq : null,
+    regenerateSeq: lastAssistant > lastUser ? rows[lastAssistant].seq : lastUser >= 0 ? rows[lastUser].seq : null,
+  };
+}
+
+/** The row to scroll to for a search hit at `seq`: that row, else the nearest before it. */
+export function seekTarget(rows: readonly MessageRow[], seq: number): MessageRow | undefined {
+  let target: MessageRow | undefined;
+  for (const row of rows) {
+    if (row.merged) continue;
+    if (row.seq <= seq || !target) target = row;
+    if (row.seq >= seq) break;
+  }
+  return target;
+}
