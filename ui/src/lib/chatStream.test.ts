@@ -240,6 +240,40 @@ describe('buildRows with stored history', () => {
     expect(rows.filter((r) => !r.merged).flatMap((r) => r.tools)).toHaveLength(1);
   });
 
+  it("a stored result's meta gives the card its status, cost and the whole result", () => {
+    const meta = {
+      status: 'done',
+      durationMs: 42,
+      promptTokens: 8000,
+      omittedTokens: 120000,
+      server: 'files',
+      tool: 'read_file',
+      fullOutput: '{"content":"the whole file"}',
+      images: [{ mimeType: 'image/png', data: 'iVBORw0KGgo=' }],
+    };
+    const rows = buildRows([
+      msg(1, 'assistant', '', { toolCalls: [call('r', 'files__read_file', '{"path":"a"}')] }),
+      msg(2, 'tool', '{"result":"the wh","truncated":"truncated"}', {
+        toolCalls: [out('r', 'files__read_file', '{"result":"the wh","truncated":"truncated"}', { meta })],
+      }),
+    ]);
+    expect(rows[0].tools[0]).toMatchObject({
+      status: 'done',
+      durationMs: 42,
+      promptTokens: 8000,
+      omittedTokens: 120000,
+      server: 'files',
+      tool: 'read_file',
+      result: '{\n  "content": "the whole file"\n}',
+    });
+    expect(rows[0].tools[0].images).toEqual([{ mimeType: 'image/png', data: 'iVBORw0KGgo=' }]);
+    const denied = buildRows([
+      msg(1, 'assistant', '', { toolCalls: [call('d', 'x', '{}')] }),
+      msg(2, 'tool', '{"error":"no"}', { toolCalls: [out('d', 'x', '{"error":"no"}', { meta: { status: 'denied' } })] }),
+    ]);
+    expect(denied[0].tools[0].status).toBe('denied');
+  });
+
   it('two calls answered in one tool row (or in one row each) are one card each', () => {
     const one = buildRows([
       msg(1, 'assistant', '', { toolCalls: [call('a', 'x', '{}'), call('b', 'y', '{}')] }),

@@ -10,7 +10,7 @@
  * newest page is reloaded.
  */
 
-import type { ApprovalDecision, ChatEvent, MessageStatus, StoredMessage, ToolCall } from './api/types';
+import type { ApprovalDecision, ChatEvent, MessageStatus, StoredMessage, ToolCall, ToolCallMeta } from './api/types';
 import { hideShownImageData, imagesInResult, isOpen, newToolCard, parseStatus, type ToolCardModel } from './toolCards';
 
 // ---------------------------------------------------------------------------------------
@@ -195,17 +195,21 @@ export const rowKey = (seq: number) => `m${seq}`;
 function storedCard(call: ToolCall | null, result: ToolCall | null): ToolCardModel {
   const id = call?.id ?? result?.id ?? '';
   const name = call?.name || result?.name || '';
-  const pick = <K extends keyof ToolCall>(k: K) => result?.[k] ?? call?.[k];
+  const meta = result?.meta ?? call?.meta;
+  const pick = <K extends keyof ToolCall & keyof ToolCallMeta>(k: K) =>
+    meta?.[k] ?? result?.[k] ?? call?.[k];
+  // The card shows the whole result; the model may have had a cut copy (`output`).
+  const output = meta?.fullOutput ?? result?.output ?? '';
   return newToolCard(id, name, {
     server: pick('server') ?? null,
     tool: pick('tool') ?? null,
     args: call ? prettyJson(call.input ?? '') : '',
-    result: result ? prettyJson(hideShownImageData(result.output ?? '')) : null,
-    status: result ? parseStatus(result.status ?? call?.status) : 'noResult',
+    result: result ? prettyJson(hideShownImageData(output)) : null,
+    status: result ? parseStatus(pick('status')) : 'noResult',
     durationMs: pick('durationMs') ?? null,
     promptTokens: pick('promptTokens') ?? null,
     omittedTokens: pick('omittedTokens') ?? null,
-    images: result ? imagesInResult(result.output ?? '') : [],
+    images: result ? (meta?.images?.length ? meta.images : imagesInResult(output)) : [],
   });
 }
 

@@ -59,6 +59,21 @@ export interface ToolCall {
   server?: string;
   /** The tool's own name on that server. */
   tool?: string;
+  /** How the call went, stored with its result (tool rows). Wins over the flat fields. */
+  meta?: ToolCallMeta;
+}
+
+/** What the engine stores about a finished call, beside what the model saw. */
+export interface ToolCallMeta {
+  status?: ToolCallStatus;
+  durationMs?: number;
+  promptTokens?: number;
+  omittedTokens?: number;
+  server?: string;
+  tool?: string;
+  /** The whole result (JSON text) when `output` is the prompt's cut copy. */
+  fullOutput?: string;
+  images?: ToolImage[];
 }
 
 /** How a tool call ended. */

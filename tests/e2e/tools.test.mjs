@@ -1,0 +1,166 @@
+// Tools in the real window: an MCP server from npm (@modelcontextprotocol/server-everything,
+// run with node from tests/mcp-servers) configured in settings.json the way Claude Desktop
+// users paste it, the fake provider asking for tool calls, and the user answering the
+// approval card: Allow once, Deny, Always allow (saved to settings.json).
+//
+//   make test   (or: scripts/with-desktop-session.sh node --test tests/e2e/tools.test.mjs)
+
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { after, afterEach, before, describe, test } from 'node:test';
+
+import { ARTIFACT_DIR, DEFAULT_APP_BIN, REPO_ROOT, Session, startDriver, waitFor } from './lib/webdriver.mjs';
+import { startFakeProvider } from './lib/fakeProvider.mjs';
+
+const APP_BIN = process.env.APP_BIN ?? DEFAULT_APP_BIN;
+const EVERYTHING = resolve(
+  REPO_ROOT,
+  'tests/mcp-servers/node_modules/@modelcontextprotocol/server-everything/dist/index.js',
+);
+
+const SCRIPT = {
+  turns: [
+    { type: 'tool_call', id: 'call_echo_1', name: 'everything__echo', arguments_json: '{"message":"from the window"}', then_text: 'The echo tool answered.' },
+    { type: 'tool_call', id: 'call_sum_1', name: 'everything__get-sum', arguments_json: '{"a":2,"b":3}', then_text: 'I did not run it.' },
+    { type: 'tool_call', id: 'call_echo_2', name: 'everything__echo', arguments_json: '{"message":"always"}', then_text: 'Allowed for good.' },
+    { type: 'tool_call', id: 'call_echo_3', name: 'everything__echo', arguments_json: '{"message":"no card"}', then_text: 'Ran without asking.' },
+    { type: 'text', chunks: ['ok'] },
+  ],
+  models: ['fake-model'],
+};
+
+describe('Lango desktop: MCP tools behind the approval card', () => {
+  let tmpRoot;
+  let langoHome;
+  let driver;
+  let session;
+  let fake;
+
+  const lastAssistantText = async () => {
+    const all = await session.findAll('.message[data-role="assistant"]');
+    return all.length ? session.text(all[all.length - 1]) : '';
+  };
+  const cards = (status) => session.findAll(`[data-testid="tool-card"][data-status="${status}"]`);
+
+  async function sendMessage(text) {
+    await session.fill('#composer-input', text);
+    await session.clickCss('#send-button');
+  }
+
+  async function waitIdle() {
+    await session.waitForElement('#send-button', 30_000);
+    await session.waitForAbsent('#stop-button', 30_000);
+  }
+
+  before(async () => {
+    assert.ok(existsSync(APP_BIN), `app binary not found: ${APP_BIN}`);
+    assert.ok(existsSync(EVERYTHING), 'MCP test servers missing: run scripts/install-mcp-test-servers.sh');
+    tmpRoot = mkdtempSync(join(tmpdir(), 'lango-e2e-tools-'));
+    langoHome = join(tmpRoot, 'lango-home');
+    mkdirSync(langoHome, { recursive: true });
+    const xdg = (name) => {
+      const dir = join(tmpRoot, name);
+      mkdirSync(dir, { recursive: true });
+      return dir;
+    };
+    fake = await startFakeProvider(SCRIPT, tmpRoot);
+    writeFileSync(
+      join(langoHome, 'settings.json'),
+      JSON.stringify({
+        providers: { fake: { type: 'openai-compatible', baseUrl: `${fake.url}/v1`, defaultModel: 'fake-model' } },
+        agent: { provider: 'fake' },
+        mcpServers: { everything: { command: 'node', args: [EVERYTHING, 'stdio'] } },
+      }),
+    );
+    const env = {
+      LANGO_HOME: langoHome,
+      LANGO_FAKE_API_KEY: 'sk-e2e-tools',
+      XDG_DATA_HOME: xdg('data'),
+      XDG_CACHE_HOME: xdg('cache'),
+      XDG_CONFIG_HOME: xdg('config'),
+    };
+    driver = await startDriver({ env, logFile: join(ARTIFACT_DIR, 'webkitwebdriver-tools.log') });
+    session = await Session.create(driver.url, { binary: APP_BIN });
+    await session.waitForElement('#app-shell', 20_000);
+  });
+
+  afterEach(async (t) => {
+    if (session?.id) await session.screenshot(`tools ${t.name}`);
+  });
+
+  after(async () => {
+    await session?.delete().catch(() => {});
+    await driver?.stop();
+    fake?.stop();
+    if (tmpRoot) rmSync(tmpRoot, { recursive: true, force: true });
+  });
+
+  test('Settings → Tools shows the server ready with its tools', async () => {
+    await session.clickCss('#nav-settings');
+    await session.waitForElement('[data-testid="mcp-server"][data-name="everything"][data-state="ready"]', 30_000);
+    await session.waitForText('#tools-section', (t) => t.includes('echo') && t.includes('get-sum'), 10_000);
+    await session.clickCss('#nav-chat');
+  });
+
+  test('a tool call waits for the approval card; Allow once runs it', async () => {
+    await session.waitForElement('#composer-input:not([disabled])', 15_000);
+    await sendMessage('Please echo something.');
+    const card = await session.waitForText(
+      '[data-testid="tool-approval"]',
+      (t) => t.includes('echo') && t.includes('from the window') && t.includes('everything'),
+      20_000,
+    );
+    assert.ok(card);
+    await session.clickCss('[data-testid="approve-once"]');
+    await waitFor(async () => (await lastAssistantText()).includes('The echo tool answered.'), {
+      what: 'the reply after the tool',
+      timeout: 20_000,
+    });
+    await waitIdle();
+    const done = await cards('done');
+    assert.ok(done.length >= 1, 'no done tool card');
+    assert.match(await session.text(done[done.length - 1]), /Echo: from the window/);
+    assert.equal(await session.exists('[data-testid="tool-approval"]'), false);
+    // The provider got the tool's result in its next request.
+    const sent = JSON.stringify(fake.chatRequests().at(-1).messages);
+    assert.match(sent, /Echo: from the window/);
+  });
+
+  test('Deny: the tool does not run, the model is told and answers', async () => {
+    await sendMessage('Add two numbers.');
+    await session.waitForText('[data-testid="tool-approval"]', (t) => t.includes('get-sum'), 20_000);
+    await session.clickCss('[data-testid="approve-deny"]');
+    await waitFor(async () => (await lastAssistantText()).includes('I did not run it.'), {
+      what: 'the reply after the denial',
+      timeout: 20_000,
+    });
+    await waitIdle();
+    assert.ok((await cards('denied')).length >= 1, 'no denied tool card');
+    const sent = JSON.stringify(fake.chatRequests().at(-1).messages);
+    assert.match(sent, /The user denied this tool call/);
+  });
+
+  test('Always allow is saved and the next call runs without a card', async () => {
+    await sendMessage('Echo again.');
+    await session.waitForText('[data-testid="tool-approval"]', (t) => t.includes('always'), 20_000);
+    await session.clickCss('[data-testid="approve-always"]');
+    await waitFor(async () => (await lastAssistantText()).includes('Allowed for good.'), {
+      what: 'the reply after always-allow',
+      timeout: 20_000,
+    });
+    await waitIdle();
+    const saved = JSON.parse(readFileSync(join(langoHome, 'settings.json'), 'utf8'));
+    assert.deepEqual(saved.mcpServers.everything.autoApprove, ['echo']);
+
+    await sendMessage('And once more.');
+    await waitFor(async () => (await lastAssistantText()).includes('Ran without asking.'), {
+      what: 'the reply without a card',
+      timeout: 20_000,
+    });
+    await waitIdle();
+    const sent = JSON.stringify(fake.chatRequests().at(-1).messages);
+    assert.match(sent, /Echo: no card/);
+  });
+});
