@@ -101,6 +101,8 @@ describe('Lango desktop: MCP tools behind the approval card', () => {
     await session.clickCss('#nav-settings');
     await session.waitForElement('[data-testid="mcp-server"][data-name="everything"][data-state="ready"]', 30_000);
     await session.waitForText('#tools-section', (t) => t.includes('echo') && t.includes('get-sum'), 10_000);
+    await session.execute('document.querySelector("#tools-section")?.scrollIntoView()');
+    await session.screenshot('tools settings section');
     await session.clickCss('#nav-chat');
   });
 
@@ -113,6 +115,7 @@ describe('Lango desktop: MCP tools behind the approval card', () => {
       20_000,
     );
     assert.ok(card);
+    await session.screenshot('tools approval card');
     await session.clickCss('[data-testid="approve-once"]');
     await waitFor(async () => (await lastAssistantText()).includes('The echo tool answered.'), {
       what: 'the reply after the tool',
