@@ -244,3 +244,92 @@ async fn with_memory_off_the_request_is_exactly_what_it_was() {
         "the system prompt is exactly the configured one"
     );
 }
+
+/// Two CLIs on one conversation, each triggering the memory after its turn while the other
+/// does the same (issue 14 item 5: both used to store the same observation and summary).
+#[tokio::test(flavor = "multi_thread")]
+async fn two_clis_triggering_memory_on_one_conversation_store_no_overlapping_observations() {
+    // Slow replies: both processes read the memory cursor before either records a note.
+    let fake = FakeProvider::start(Script::new([Turn::slow_text(
+        ["Noted: ", "the user keeps ", "a list of prices."],
+        150,
+    )]))
+    .await;
+    let base = format!("{}/v1", fake.server().base_url());
+    for round in 0..3 {
+        let home = tempfile::tempdir().unwrap();
+        let s = json!({
+            "providers": {"p": {"type": "openai-compatible", "baseUrl": base, "defaultModel": "fake-model"}},
+            "agent": {"provider": "p", "systemPrompt": SYSTEM},
+            // Observe after every turn; never reflect (reflections would delete observations).
+            "observationalMemory": {
+                "enabled": true,
+                "messageTokenThreshold": 60,
+                "observationTokenThreshold": 1000000,
+                "maxMessageTokenBudget": 2000
+            }
+        });
+        std::fs::write(home.path().join("settings.json"), s.to_string()).unwrap();
+        // A conversation the memory has not seen yet.
+        let store = Store::open(&home.path().join("lango.db")).await.unwrap();
+        store.create_session("shared", "").await.unwrap();
+        for i in 0..8 {
+            let role = if i % 2 == 0 { "user" } else { "assistant" };
+            let text = format!("Item {i} costs {i} euros; please remember it for the budget.");
+            store
+                .append_message("shared", lango_core::store::NewMessage::new(role, text))
+                .await
+                .unwrap();
+        }
+        store.close().await;
+
+        let (a, b) = tokio::join!(
+            lango(
+                home.path(),
+                &["chat", "--session", "shared", "And the total?"],
+                None
+            ),
+            lango(
+                home.path(),
+                &["chat", "--session", "shared", "Any discount?"],
+                None
+            ),
+        );
+        for out in [&a, &b] {
+            assert!(
+                out.status.success(),
+                "round {round}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+
+        let store = Store::open(&home.path().join("lango.db")).await.unwrap();
+        let observations = store.list_observations("shared").await.unwrap();
+        assert!(!observations.is_empty(), "round {round}: the memory ran");
+        for (i, x) in observations.iter().enumerate() {
+            for y in &observations[i + 1..] {
+                assert!(
+                    x.seq_end < y.seq_start || y.seq_end < x.seq_start,
+                    "round {round}: overlapping observations {}..={} and {}..={}",
+                    x.seq_start,
+                    x.seq_end,
+                    y.seq_start,
+                    y.seq_end
+                );
+            }
+        }
+        // One compaction summary per observation, live or archived by a later one.
+        let live = store.list_messages("shared").await.unwrap();
+        let archived = store
+            .archived_messages("shared", i64::MIN, i64::MAX)
+            .await
+            .unwrap();
+        let summaries = live
+            .iter()
+            .chain(&archived)
+            .filter(|m| m.content.starts_with(lango_core::store::SUMMARY_PREFIX))
+            .count();
+        assert_eq!(summaries, observations.len(), "round {round}");
+        store.close().await;
+    }
+}

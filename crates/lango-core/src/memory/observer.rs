@@ -9,7 +9,7 @@ use futures_util::StreamExt;
 use super::prompts;
 use super::{MemoryConfig, MemoryError};
 use crate::agent::{roles, Content, GenerateConfig, Llm, LlmRequest, RequestContext};
-use crate::store::{MessageKind, Observation, Store, StoredMessage};
+use crate::store::{MessageKind, Observation, Recorded, Store, StoredMessage};
 use crate::tokens::{MessageParts, TokenCounter, ToolCallParts};
 
 /// Longest rendered payload (content, tool input, tool output), in characters.
@@ -76,7 +76,7 @@ impl Observer {
     /// One observation, if the un-observed cost is ≥ `messageTokenThreshold`. The input is
     /// bounded by `maxMessageTokenBudget` (oldest rows first, at least one; the rest waits for
     /// the next cycle). An empty reply → [`MemoryError::EmptyReply`]: nothing saved, cursor
-    /// unchanged. With `compact`, the covered rows move to the archive behind a summary in the
+    /// unchanged. Another writer that observed these rows first → `Ok(None)`, nothing saved. With `compact`, the covered rows move to the archive behind a summary in the
     /// same transaction as the save and the cursor move.
     pub async fn observe(
         &self,
@@ -112,8 +112,18 @@ impl Observer {
             seq_end,
             created_at: 0,
         };
-        let (saved, _summary) = store.record_observation(observation, compact).await?;
-        Ok(Some(saved))
+        match store.record_observation(observation, compact).await? {
+            Recorded::Saved((saved, _summary)) => Ok(Some(saved)),
+            Recorded::Stale => {
+                tracing::debug!(
+                    session = key,
+                    seq_start,
+                    seq_end,
+                    "memory: another process observed these messages first; this note is dropped"
+                );
+                Ok(None)
+            }
+        }
     }
 
     fn cost(&self, m: &StoredMessage) -> usize {

@@ -1,6 +1,7 @@
 //! The reflector (spec 002 "Reflector Agent", REFERENCE §3.4): condenses all observations of a
 //! session into one generation-1 reflection, and all reflections into one of the next
-//! generation. Each save deletes exactly what it condensed, in the same transaction.
+//! generation. Each save deletes exactly what it condensed, in the same transaction; when any
+//! of it is gone by then (another process condensed it first), the reflection is dropped.
 
 use std::fmt::Write as _;
 use std::sync::Arc;
@@ -89,7 +90,17 @@ impl Reflector {
             created_at: 0,
         };
         let ids: Vec<String> = observations.iter().map(|o| o.id.clone()).collect();
-        let saved = store.record_reflection(reflection, &ids, &[]).await?;
+        let Some(saved) = store
+            .record_reflection(reflection, &ids, &[])
+            .await?
+            .saved()
+        else {
+            tracing::debug!(
+                session = key,
+                "memory: another process condensed these first; this reflection is dropped"
+            );
+            return Ok(None);
+        };
         Ok(Some(Condensed {
             reflection: saved,
             condensed_ids: ids,
@@ -138,7 +149,17 @@ impl Reflector {
             created_at: 0,
         };
         let ids: Vec<String> = reflections.iter().map(|r| r.id.clone()).collect();
-        let saved = store.record_reflection(reflection, &[], &ids).await?;
+        let Some(saved) = store
+            .record_reflection(reflection, &[], &ids)
+            .await?
+            .saved()
+        else {
+            tracing::debug!(
+                session = key,
+                "memory: another process condensed these first; this reflection is dropped"
+            );
+            return Ok(None);
+        };
         Ok(Some(Condensed {
             reflection: saved,
             condensed_ids: ids,

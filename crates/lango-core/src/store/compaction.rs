@@ -4,6 +4,7 @@
 use super::error::{StoreError, StoreResult};
 use super::messages::message_cost;
 use super::models::{MessageKind, MessageStatus, StoredMessage};
+use super::write_tx::WriteTx;
 use super::{now_ms, Store};
 
 /// Prefix of a summary row's content, so a model reading the history knows what it is.
@@ -24,14 +25,8 @@ impl Store {
         up_to_index: usize,
         summary: &str,
     ) -> StoreResult<StoredMessage> {
-        let writer = self.writer().await;
-        let mut tx = writer.begin().await.map_err(|e| self.err(e))?;
-        // Take the write lock first so the positions we read cannot shift under us.
-        sqlx::query("UPDATE sessions SET updated_at = updated_at WHERE key = ?")
-            .bind(key)
-            .execute(&mut *tx)
-            .await
-            .map_err(|e| self.err(e))?;
+        // `begin_write` holds the write lock from here on: the positions we read cannot shift.
+        let mut tx = self.begin_write().await?;
         let session_id = self.session_id(&mut *tx, key).await?;
 
         let boundary = if up_to_index > 0 {
@@ -73,7 +68,7 @@ impl Store {
     /// last observed seq).
     pub(super) async fn archive_and_summarize(
         &self,
-        tx: &mut sqlx::Transaction<'_, sqlx::Sqlite>,
+        tx: &mut WriteTx<'_>,
         session_id: i64,
         boundary: Option<i64>,
         summary: &str,

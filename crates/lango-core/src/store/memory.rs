@@ -5,7 +5,7 @@
 use sqlx::FromRow;
 
 use super::error::{StoreError, StoreResult};
-use super::models::{Observation, Reflection};
+use super::models::{Observation, Recorded, Reflection};
 use super::{now_ms, Store};
 
 #[derive(FromRow)]
@@ -186,7 +186,13 @@ impl Store {
 
     /// Saves a reflection. An empty `id` gets a fresh UUID; generation < 1 becomes 1.
     pub async fn save_reflection(&self, reflection: Reflection) -> StoreResult<Reflection> {
-        self.record_reflection(reflection, &[], &[]).await
+        match self.record_reflection(reflection, &[], &[]).await? {
+            Recorded::Saved(saved) => Ok(saved),
+            // Condensing nothing, it has no source that could be gone.
+            Recorded::Stale => Err(StoreError::Database(
+                "a reflection without sources was refused as stale".into(),
+            )),
+        }
     }
 
     pub async fn list_reflections(&self, key: &str) -> StoreResult<Vec<Reflection>> {

@@ -3,7 +3,9 @@
 use sqlx::FromRow;
 
 use super::error::{StoreError, StoreResult};
-use super::models::{HistoryTail, MessageKind, MessageStatus, NewMessage, StoredMessage, ToolCall};
+use super::models::{
+    parse_tool_calls, HistoryTail, MessageKind, MessageStatus, NewMessage, StoredMessage, ToolCall,
+};
 use super::{now_ms, Store};
 use crate::tokens::{MessageParts, ToolCallParts};
 
@@ -35,12 +37,64 @@ impl MessageRow {
             role: self.role,
             author: self.author,
             content: self.content,
-            tool_calls: serde_json::from_str::<Vec<ToolCall>>(&self.tool_calls)?,
+            tool_calls: parse_tool_calls(&self.tool_calls, self.id),
             status: MessageStatus::parse(&self.status),
             kind: MessageKind::parse(&self.kind),
             token_count: self.token_count,
             created_at: self.created_at,
             archived,
+        })
+    }
+}
+
+/// Appends one row: ?1 role, ?2 author, ?3 content, ?4 tool calls JSON, ?5 status, ?6 token
+/// count, ?7 created_at, ?8 session key. The seq comes from the session row and the trigger
+/// `messages_advance_session` bumps next_seq and updated_at atomically with the insert. No row
+/// returned means no such session.
+pub(super) const APPEND_MESSAGE: &str =
+    "INSERT INTO messages (session_id, seq, role, author, content, tool_calls, status, token_count, created_at)
+     SELECT id, next_seq, ?1, ?2, ?3, ?4, ?5, ?6, ?7 FROM sessions WHERE key = ?8
+     RETURNING id, seq";
+
+/// A message about to be appended, with what is computed before the insert.
+pub(super) struct PreparedAppend {
+    pub message: NewMessage,
+    pub tool_calls_json: String,
+    pub tokens: i64,
+    pub created_at: i64,
+}
+
+impl PreparedAppend {
+    pub(super) fn new(store: &Store, message: NewMessage) -> StoreResult<Self> {
+        Ok(Self {
+            created_at: message.created_at.unwrap_or_else(now_ms),
+            tool_calls_json: serde_json::to_string(&message.tool_calls)?,
+            tokens: message_cost(store, &message.content, &message.tool_calls),
+            message,
+        })
+    }
+
+    /// The stored message, given what the insert returned (`None`: no such session).
+    pub(super) fn stored(
+        self,
+        key: &str,
+        inserted: Option<(i64, i64)>,
+    ) -> StoreResult<StoredMessage> {
+        let (id, seq) = inserted.ok_or_else(|| StoreError::NotFound {
+            what: format!("session {key:?}"),
+        })?;
+        Ok(StoredMessage {
+            id,
+            seq,
+            role: self.message.role,
+            author: self.message.author,
+            content: self.message.content,
+            tool_calls: self.message.tool_calls,
+            status: self.message.status,
+            kind: MessageKind::Message,
+            token_count: self.tokens,
+            created_at: self.created_at,
+            archived: false,
         })
     }
 }
@@ -71,32 +125,23 @@ impl Store {
         key: &str,
         message: NewMessage,
     ) -> StoreResult<StoredMessage> {
-        let created_at = message.created_at.unwrap_or_else(now_ms);
-        let tool_calls = serde_json::to_string(&message.tool_calls)?;
-        let tokens = message_cost(self, &message.content, &message.tool_calls);
-
-        // One statement: the seq comes from the session row and the trigger
-        // `messages_advance_session` bumps next_seq and updated_at atomically with the insert.
-        // Writes are serialised by the write gate, so no two appends read the same next_seq.
-        // No row returned means no such session. Runs on the hot write connection: this is the
+        let prepared = PreparedAppend::new(self, message)?;
+        // One statement (see APPEND_MESSAGE); writes are serialised by the write gate, so no
+        // two appends read the same next_seq. Runs on the hot write connection: this is the
         // statement a chat runs most (see hot_path.rs).
         let row = (
-            message.role.clone(),
-            message.author.clone(),
-            message.content.clone(),
-            tool_calls,
-            message.status.as_str(),
-            tokens,
-            created_at,
+            prepared.message.role.clone(),
+            prepared.message.author.clone(),
+            prepared.message.content.clone(),
+            prepared.tool_calls_json.clone(),
+            prepared.message.status.as_str(),
+            prepared.tokens,
+            prepared.created_at,
             key.to_string(),
         );
         let inserted: Option<(i64, i64)> = self
             .hot_write(move |conn| {
-                let mut insert = conn.prepare_cached(
-                    "INSERT INTO messages (session_id, seq, role, author, content, tool_calls, status, token_count, created_at)
-                     SELECT id, next_seq, ?1, ?2, ?3, ?4, ?5, ?6, ?7 FROM sessions WHERE key = ?8
-                     RETURNING id, seq",
-                )?;
+                let mut insert = conn.prepare_cached(APPEND_MESSAGE)?;
                 let (role, author, content, tool_calls, status, tokens, created_at, key) = &row;
                 let mut rows = insert.query(rusqlite::params![
                     role, author, content, tool_calls, status, tokens, created_at, key
@@ -110,23 +155,7 @@ impl Store {
                 Ok(returned)
             })
             .await?;
-        let (id, seq) = inserted.ok_or_else(|| StoreError::NotFound {
-            what: format!("session {key:?}"),
-        })?;
-
-        Ok(StoredMessage {
-            id,
-            seq,
-            role: message.role,
-            author: message.author,
-            content: message.content,
-            tool_calls: message.tool_calls,
-            status: message.status,
-            kind: MessageKind::Message,
-            token_count: tokens,
-            created_at,
-            archived: false,
-        })
+        prepared.stored(key, inserted)
     }
 
     /// Replaces a message's content, tool calls and status (a streamed reply being finished,

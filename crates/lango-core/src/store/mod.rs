@@ -8,7 +8,9 @@
 //! Writes are serialised in the process by one write gate: message appends and updates run
 //! on a dedicated connection inline (`hot_path`, the chat's hot path), every other write on
 //! a single-connection sqlx pool; both take the gate, so `seq` is monotonic without retry
-//! loops and no transaction ever meets another's write lock. Reads use a separate pool —
+//! loops and no transaction ever meets another's write lock in this process. Every
+//! multi-statement write begins with `BEGIN IMMEDIATE` (`write_tx`), so against other
+//! processes it waits for the lock through the busy timeout. Reads use a separate pool —
 //! except the two context assembly runs before every model call, which run inline on a
 //! dedicated read connection (`hot_path`) — and, thanks to WAL, never wait for a writer.
 
@@ -19,13 +21,16 @@ mod knowledge;
 mod memory;
 mod memory_records;
 mod messages;
+mod migration_lock;
 mod models;
 mod open;
 mod rewind;
 mod search;
 mod sessions;
 mod snippet;
+mod state;
 mod vectors;
+mod write_tx;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -39,8 +44,9 @@ pub use compaction::SUMMARY_PREFIX;
 pub use error::{StoreError, StoreResult};
 pub use knowledge::{KnowledgeDoc, KnowledgeStats, MemoryState, PendingEmbedding};
 pub use models::{
-    HistoryTail, MessageKind, MessageStatus, NewMessage, Observation, Reflection, SearchHit,
-    SearchHitKind, Session, StoredMessage, ToolCall, ToolCallMeta, ToolCallStatus, ToolImage,
+    HistoryTail, MessageKind, MessageStatus, NewMessage, Observation, Recorded, Reflection,
+    SearchHit, SearchHitKind, Session, StoredMessage, ToolCall, ToolCallMeta, ToolCallStatus,
+    ToolImage,
 };
 pub use open::MIGRATOR;
 pub use vectors::{Triple, VectorRow};

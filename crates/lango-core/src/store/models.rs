@@ -20,14 +20,28 @@ pub struct Session {
 
 /// One tool call or tool response stored with a message (REFERENCE §2.1). Assistant rows
 /// carry calls (`input`); tool rows carry responses (`output`).
+///
+/// Reading is lenient, because rows written by older versions live on: a missing `id` or
+/// `name` reads as empty (the events view falls back, REFERENCE §2.4), and an `input` or
+/// `output` stored as JSON rather than as a JSON string reads as that JSON's text.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ToolCall {
+    #[serde(default, deserialize_with = "text_or_json")]
     pub id: String,
+    #[serde(default, deserialize_with = "text_or_json")]
     pub name: String,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "text_or_json",
+        skip_serializing_if = "String::is_empty"
+    )]
     pub input: String,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "text_or_json",
+        skip_serializing_if = "String::is_empty"
+    )]
     pub output: String,
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub thought: bool,
@@ -86,6 +100,42 @@ pub struct ToolCallMeta {
     pub full_output: Option<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub images: Vec<ToolImage>,
+}
+
+/// A string as it is, `null` as empty, any other JSON value as its JSON text.
+fn text_or_json<'de, D: serde::Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+    Ok(match serde_json::Value::deserialize(d)? {
+        serde_json::Value::String(s) => s,
+        serde_json::Value::Null => String::new(),
+        other => other.to_string(),
+    })
+}
+
+/// The tool calls of a stored row. Never fails: one unreadable entry is left out (and logged)
+/// rather than making the whole conversation unreadable; a column that is not a list (an old
+/// `null`, an object) reads as no calls.
+pub(crate) fn parse_tool_calls(json: &str, message_id: i64) -> Vec<ToolCall> {
+    let entries = match serde_json::from_str::<serde_json::Value>(json) {
+        Ok(serde_json::Value::Array(entries)) => entries,
+        Ok(serde_json::Value::Null) => Vec::new(),
+        Ok(_) | Err(_) => {
+            tracing::warn!(
+                message_id,
+                "a message's tool calls are not a list; read as none"
+            );
+            return Vec::new();
+        }
+    };
+    entries
+        .into_iter()
+        .filter_map(|entry| match serde_json::from_value::<ToolCall>(entry) {
+            Ok(call) => Some(call),
+            Err(e) => {
+                tracing::warn!(message_id, error = %e, "an unreadable tool call of a message is left out");
+                None
+            }
+        })
+        .collect()
 }
 
 /// How a message ended.
@@ -217,6 +267,26 @@ pub struct Reflection {
     /// Tokens of the items it condensed (for "tokens saved").
     pub source_token_count: i64,
     pub created_at: i64,
+}
+
+/// What became of a memory record (observation, reflection) computed from a state another
+/// process, or an earlier engine of this one, may have changed meanwhile.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Recorded<T> {
+    Saved(T),
+    /// Someone else got there first (the range was already observed, or what the reflection
+    /// condensed is gone): nothing was written, and the work is dropped.
+    Stale,
+}
+
+impl<T> Recorded<T> {
+    /// The saved value; None when the record was stale.
+    pub fn saved(self) -> Option<T> {
+        match self {
+            Recorded::Saved(v) => Some(v),
+            Recorded::Stale => None,
+        }
+    }
 }
 
 /// What a search matched.

@@ -43,7 +43,9 @@ impl Store {
     ///
     /// Before a pending migration is applied to a database that already holds data, the file
     /// is copied with `VACUUM INTO` to `backups/lango-<timestamp>-before-v<version>.db`.
-    /// A corrupt file is reported, never replaced.
+    /// A corrupt file is reported, never replaced. Processes opening one file at once set it
+    /// up one after the other: one creates or upgrades it (and backs it up), the others then
+    /// find it current.
     pub async fn open_with(
         path: &Path,
         backups_dir: &Path,
@@ -57,8 +59,12 @@ impl Store {
         }
         let classify_err = |e: sqlx::Error| classify(e, path, backups_dir);
 
+        // Creating the file and upgrading its schema happen one process at a time; whoever
+        // comes second finds the work done (see `migration_lock`).
+        let set_up = super::migration_lock::acquire(path).await?;
         let writer = pool(path, 1, false).await.map_err(classify_err)?;
         migrate(&writer, path, backups_dir).await?;
+        drop(set_up);
         let reader = pool(path, READ_CONNECTIONS, true)
             .await
             .map_err(classify_err)?;

@@ -11,8 +11,7 @@ impl Store {
     /// one. Rows the memory has already observed cannot be taken back: the observation that
     /// covers them would then describe messages that no longer exist.
     pub async fn delete_messages_from(&self, key: &str, from_seq: i64) -> StoreResult<u64> {
-        let writer = self.writer().await;
-        let mut tx = writer.begin().await.map_err(|e| self.err(e))?;
+        let mut tx = self.begin_write().await?;
         let (session_id, observed): (i64, i64) =
             sqlx::query_as("SELECT id, observed_through_seq FROM sessions WHERE key = ?")
                 .bind(key)

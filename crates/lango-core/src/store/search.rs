@@ -141,8 +141,7 @@ impl Store {
         if !queued {
             return Ok(0);
         }
-        let writer = self.writer().await;
-        let mut tx = writer.begin().await.map_err(|e| self.err(e))?;
+        let mut tx = self.begin_write().await?;
         sqlx::query(INDEX_PENDING)
             .execute(&mut *tx)
             .await

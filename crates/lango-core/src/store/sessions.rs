@@ -1,4 +1,4 @@
-//! Session rows: create, read, list, rename, pin, state, delete.
+//! Session rows: create, read, list, rename, pin, delete (the state map: `state.rs`).
 
 use sqlx::FromRow;
 
@@ -22,7 +22,7 @@ const SESSION_COLUMNS: &str =
     "key, title, model, pinned, state, observed_through_seq, created_at, updated_at";
 
 impl SessionRow {
-    fn into_session(self) -> StoreResult<Session> {
+    pub(super) fn into_session(self) -> StoreResult<Session> {
         let state = match serde_json::from_str::<serde_json::Value>(&self.state)? {
             serde_json::Value::Object(map) => map,
             _ => serde_json::Map::new(),
@@ -40,7 +40,7 @@ impl SessionRow {
     }
 }
 
-fn not_found(key: &str) -> StoreError {
+pub(super) fn not_found(key: &str) -> StoreError {
     StoreError::NotFound {
         what: format!("session {key:?}"),
     }
@@ -49,6 +49,18 @@ fn not_found(key: &str) -> StoreError {
 impl Store {
     /// Creates a session. An existing key → [`StoreError::Duplicate`].
     pub async fn create_session(&self, key: &str, title: &str) -> StoreResult<Session> {
+        self.create_session_with_state(key, title, &serde_json::Map::new())
+            .await
+    }
+
+    /// Creates a session with its initial state, in one statement: no other process ever
+    /// sees it without that state. An existing key → [`StoreError::Duplicate`].
+    pub async fn create_session_with_state(
+        &self,
+        key: &str,
+        title: &str,
+        state: &serde_json::Map<String, serde_json::Value>,
+    ) -> StoreResult<Session> {
         if key.is_empty() {
             return Err(StoreError::Constraint(
                 "a session key must not be empty".into(),
@@ -56,11 +68,12 @@ impl Store {
         }
         let now = now_ms();
         let inserted = sqlx::query(
-            "INSERT INTO sessions (key, title, created_at, updated_at) VALUES (?, ?, ?, ?)
+            "INSERT INTO sessions (key, title, state, created_at, updated_at) VALUES (?, ?, ?, ?, ?)
              ON CONFLICT (key) DO NOTHING",
         )
         .bind(key)
         .bind(title)
+        .bind(serde_json::to_string(state)?)
         .bind(now)
         .bind(now)
         .execute(&*self.writer().await)
@@ -148,36 +161,6 @@ impl Store {
         .await
     }
 
-    /// Replaces the session's state map.
-    pub async fn set_session_state(
-        &self,
-        key: &str,
-        state: &serde_json::Map<String, serde_json::Value>,
-    ) -> StoreResult<()> {
-        let json = serde_json::to_string(state)?;
-        self.update_session(
-            key,
-            "UPDATE sessions SET state = ?, updated_at = ? WHERE key = ?",
-            &json,
-        )
-        .await
-    }
-
-    /// Merges `delta` into the state in one statement (keys in `delta` win).
-    pub async fn apply_state_delta(
-        &self,
-        key: &str,
-        delta: &serde_json::Map<String, serde_json::Value>,
-    ) -> StoreResult<()> {
-        let json = serde_json::to_string(delta)?;
-        self.update_session(
-            key,
-            "UPDATE sessions SET state = json_patch(state, ?), updated_at = ? WHERE key = ?",
-            &json,
-        )
-        .await
-    }
-
     /// Deletes the session with its messages, archive, observations, reflections and memory
     /// cursor, in one statement (foreign keys cascade). Deleting a missing key is Ok.
     pub async fn delete_session(&self, key: &str) -> StoreResult<bool> {
@@ -189,7 +172,12 @@ impl Store {
         Ok(done.rows_affected() > 0)
     }
 
-    async fn update_session(&self, key: &str, sql: &'static str, value: &str) -> StoreResult<()> {
+    pub(super) async fn update_session(
+        &self,
+        key: &str,
+        sql: &'static str,
+        value: &str,
+    ) -> StoreResult<()> {
         let done = sqlx::query(sql)
             .bind(value)
             .bind(now_ms())

@@ -72,8 +72,7 @@ impl Store {
             return Ok(0);
         }
         let now = now_ms();
-        let writer = self.writer().await;
-        let mut tx = writer.begin().await.map_err(|e| self.err(e))?;
+        let mut tx = self.begin_write().await?;
         let mut saved = 0;
         for row in rows {
             let dims = i64::try_from(row.vector.len()).unwrap_or(i64::MAX);
@@ -136,8 +135,7 @@ impl Store {
             return Ok(0);
         }
         let now = now_ms();
-        let writer = self.writer().await;
-        let mut tx = writer.begin().await.map_err(|e| self.err(e))?;
+        let mut tx = self.begin_write().await?;
         let mut added = 0;
         for t in triples {
             let done = sqlx::query(

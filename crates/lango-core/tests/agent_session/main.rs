@@ -3,7 +3,9 @@
 
 mod acceptance;
 mod events;
+mod legacy;
 mod service;
+mod state;
 mod truncation;
 
 use std::sync::Arc;

@@ -291,3 +291,44 @@ fn msg(role: &str, content: &str, tool_calls: Vec<lango_core::store::ToolCall>) 
         archived: false,
     }
 }
+
+#[tokio::test]
+async fn a_note_on_rows_a_rebuilt_engine_observed_meanwhile_is_dropped_without_an_error() {
+    // After a settings change the app builds a new engine on the same store while the old
+    // engine's observer may still be waiting for its model.
+    let (_dir, store, counter) = store_with_cost(250).await;
+    pairs(&store, 0..3).await; // rows 1..=4 observable
+    let old_llm = ScriptedLlm::texts(["the old engine's note"]);
+    let new_llm = ScriptedLlm::texts(["the new engine's note"]);
+    let old = observer(&old_llm, &counter, &config(1000, 100_000));
+    let new = observer(&new_llm, &counter, &config(1000, 100_000));
+    let (s, n) = (store.clone(), new.clone());
+    old_llm.set_hook(move || {
+        let (s, n) = (s.clone(), n.clone());
+        async move {
+            n.observe(&s, KEY, true)
+                .await
+                .unwrap()
+                .expect("the new engine observes rows 1..=4");
+        }
+    });
+
+    let dropped = old.observe(&store, KEY, true).await.unwrap();
+    assert!(dropped.is_none(), "{dropped:?}");
+    let notes: Vec<String> = store
+        .list_observations(KEY)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|o| o.content)
+        .collect();
+    assert_eq!(notes, ["the new engine's note"]);
+    let summaries = store
+        .list_messages(KEY)
+        .await
+        .unwrap()
+        .into_iter()
+        .filter(|m| m.kind == MessageKind::Summary)
+        .count();
+    assert_eq!(summaries, 1);
+}

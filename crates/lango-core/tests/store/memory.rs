@@ -1,4 +1,6 @@
-use lango_core::store::{Observation, Reflection, Store, StoreError, SUMMARY_PREFIX};
+use lango_core::store::{
+    MessageKind, Observation, Recorded, Reflection, Store, StoreError, SUMMARY_PREFIX,
+};
 
 use crate::temp_store;
 
@@ -210,10 +212,13 @@ async fn recording_an_observation_moves_the_cursor_and_compacts_exactly_the_cove
     crate::append_n(&store, "s", 6).await; // seq 1..=6
     assert_eq!(store.list_messages_after("s", 0).await.unwrap().len(), 6);
 
-    let (saved, summary) = store
+    let Recorded::Saved((saved, summary)) = store
         .record_observation(observation("s", "User plans a trip.", 1, 4), true)
         .await
-        .unwrap();
+        .unwrap()
+    else {
+        panic!("the first observation of these rows is saved");
+    };
     assert!(!saved.id.is_empty());
     assert_eq!(store.observed_through_seq("s").await.unwrap(), 4);
     let history: Vec<String> = store
@@ -256,19 +261,21 @@ async fn recording_an_observation_moves_the_cursor_and_compacts_exactly_the_cove
 }
 
 #[tokio::test]
-async fn recording_an_observation_without_compaction_keeps_every_row_and_never_moves_the_cursor_back(
+async fn recording_an_observation_without_compaction_keeps_every_row_and_drops_an_already_observed_range(
 ) {
     let (_d, store) = temp_store().await;
     store.create_session("s", "").await.unwrap();
     crate::append_n(&store, "s", 4).await;
-    store
+    let first = store
         .record_observation(observation("s", "first", 1, 3), false)
         .await
         .unwrap();
-    store
+    assert!(matches!(first, Recorded::Saved(_)));
+    let stale = store
         .record_observation(observation("s", "stale", 1, 2), false)
         .await
         .unwrap();
+    assert_eq!(stale, Recorded::Stale, "rows 1..=2 were observed already");
     assert_eq!(store.observed_through_seq("s").await.unwrap(), 3);
     assert_eq!(store.list_messages("s").await.unwrap().len(), 4);
     let err = store
@@ -279,7 +286,10 @@ async fn recording_an_observation_without_compaction_keeps_every_row_and_never_m
         matches!(err, StoreError::Constraint(_)),
         "an empty reply saves nothing: {err:?}"
     );
-    assert_eq!(store.list_observations("s").await.unwrap().len(), 2);
+    assert_eq!(
+        contents(&store.list_observations("s").await.unwrap(), |o| &o.content),
+        ["first"]
+    );
 }
 
 #[tokio::test]
@@ -300,10 +310,13 @@ async fn recording_a_reflection_deletes_exactly_what_it_condensed_in_the_same_tr
         source_token_count: 6,
         created_at: 0,
     };
-    let gen1 = store
+    let Recorded::Saved(gen1) = store
         .record_reflection(r.clone(), &[o1.id, o2.id], &[])
         .await
-        .unwrap();
+        .unwrap()
+    else {
+        panic!("its sources exist: the reflection is saved");
+    };
     assert_eq!(
         contents(&store.list_observations("s").await.unwrap(), |o| &o.content),
         ["o3"]
@@ -327,4 +340,117 @@ async fn recording_a_reflection_deletes_exactly_what_it_condensed_in_the_same_tr
         .collect();
     assert_eq!(left, [("meta".to_string(), 2)]);
     assert_eq!(store.list_observations("s").await.unwrap()[0].id, o3.id);
+}
+
+#[tokio::test]
+async fn a_reflection_whose_sources_were_condensed_elsewhere_is_dropped_and_deletes_nothing() {
+    let (_d, store) = temp_store().await;
+    store.create_session("s", "").await.unwrap();
+    let o1 = save_obs(&store, "s", "o1").await;
+    let o2 = save_obs(&store, "s", "o2").await;
+    let reflection = |content: &str| Reflection {
+        id: String::new(),
+        session_key: "s".into(),
+        content: content.into(),
+        token_count: 1,
+        generation: 1,
+        seq_start: 1,
+        seq_end: 2,
+        source_token_count: 6,
+        created_at: 0,
+    };
+    let sources = [o1.id.clone(), o2.id.clone()];
+    // Two processes read [o1, o2] and asked their models; the first one saves.
+    let winner = store
+        .record_reflection(reflection("winner"), &sources, &[])
+        .await
+        .unwrap();
+    assert!(matches!(winner, Recorded::Saved(_)));
+    let o3 = save_obs(&store, "s", "o3").await;
+    let loser = store
+        .record_reflection(reflection("loser"), &[o1.id, o3.id], &[])
+        .await
+        .unwrap();
+    assert_eq!(loser, Recorded::Stale);
+    assert_eq!(
+        contents(&store.list_reflections("s").await.unwrap(), |r| &r.content),
+        ["winner"]
+    );
+    assert_eq!(
+        contents(&store.list_observations("s").await.unwrap(), |o| &o.content),
+        ["o3"],
+        "the stale reflection deleted nothing"
+    );
+}
+
+/// Two opens of one file are what two processes (the app and the CLI) see.
+async fn two_handles() -> (tempfile::TempDir, Store, Store) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("lango.db");
+    let a = Store::open(&path).await.unwrap();
+    let b = Store::open(&path).await.unwrap();
+    (dir, a, b)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_processes_observing_the_same_rows_at_once_store_one_observation_and_one_summary() {
+    for round in 0..5 {
+        let (_d, a, b) = two_handles().await;
+        a.create_session("s", "").await.unwrap();
+        crate::append_n(&a, "s", 6).await;
+        // Both read cursor 0 and asked their models about rows 1..=4; now both record.
+        let (ra, rb) = tokio::join!(
+            a.record_observation(observation("s", "from a", 1, 4), true),
+            b.record_observation(observation("s", "from b", 1, 4), true),
+        );
+        let (ra, rb) = (ra.unwrap(), rb.unwrap());
+        let saved = [&ra, &rb]
+            .iter()
+            .filter(|r| matches!(r, Recorded::Saved(_)))
+            .count();
+        assert_eq!(saved, 1, "round {round}: exactly one wins: {ra:?} / {rb:?}");
+        assert_eq!(a.list_observations("s").await.unwrap().len(), 1);
+        let history = b.list_messages("s").await.unwrap();
+        let summaries = history
+            .iter()
+            .filter(|m| m.kind == MessageKind::Summary)
+            .count();
+        assert_eq!(summaries, 1, "round {round}: {history:?}");
+        assert!(
+            b.archived_messages("s", 0, i64::MAX)
+                .await
+                .unwrap()
+                .iter()
+                .all(|m| m.kind == MessageKind::Message),
+            "no summary was archived by a second compaction"
+        );
+        assert_eq!(b.observed_through_seq("s").await.unwrap(), 4);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn memory_writes_of_two_processes_at_once_wait_for_each_other_instead_of_failing_busy() {
+    let (_d, a, b) = two_handles().await;
+    a.create_session("a", "").await.unwrap();
+    b.create_session("b", "").await.unwrap();
+    // Each process runs memory cycles on its own conversation. A write transaction that read
+    // before asking for the lock would fail at once when the other one wrote meanwhile
+    // (SQLITE_BUSY / SQLITE_BUSY_SNAPSHOT), whatever the busy timeout.
+    let cycles = |store: Store, key: &'static str| async move {
+        for seq in 1..=100 {
+            store
+                .record_observation(observation(key, "note", seq, seq), true)
+                .await
+                .map_err(|e| format!("{key}: observation {seq} failed: {e}"))?;
+        }
+        Ok::<_, String>(())
+    };
+    let (ra, rb) = tokio::join!(
+        tokio::spawn(cycles(a.clone(), "a")),
+        tokio::spawn(cycles(b.clone(), "b"))
+    );
+    ra.unwrap().unwrap();
+    rb.unwrap().unwrap();
+    assert_eq!(a.list_observations("a").await.unwrap().len(), 100);
+    assert_eq!(a.list_observations("b").await.unwrap().len(), 100);
 }

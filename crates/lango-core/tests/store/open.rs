@@ -329,3 +329,72 @@ async fn upgrading_to_session_scoped_search_keeps_indexed_and_queued_rows_search
         "retrieval finds both messages: {found:?}"
     );
 }
+
+/// Opens `path` from `n` threads released at the same instant, each with its own runtime (as
+/// separate processes would), and returns each open's outcome.
+fn open_at_once(path: &Path, n: usize) -> Vec<Result<(), String>> {
+    let barrier = std::sync::Arc::new(std::sync::Barrier::new(n));
+    let threads: Vec<_> = (0..n)
+        .map(|_| {
+            let (path, barrier) = (path.to_path_buf(), barrier.clone());
+            std::thread::spawn(move || {
+                let rt = tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                    .unwrap();
+                rt.block_on(async move {
+                    barrier.wait();
+                    let store = Store::open(&path).await.map_err(|e| e.to_string())?;
+                    store
+                        .get_or_create_session("shared")
+                        .await
+                        .map_err(|e| e.to_string())?;
+                    store.close().await;
+                    Ok(())
+                })
+            })
+        })
+        .collect();
+    threads.into_iter().map(|t| t.join().unwrap()).collect()
+}
+
+fn backups_in(dir: &Path) -> Vec<std::path::PathBuf> {
+    match std::fs::read_dir(dir.join("backups")) {
+        Ok(entries) => entries.map(|e| e.unwrap().path()).collect(),
+        Err(_) => Vec::new(),
+    }
+}
+
+#[test]
+fn processes_starting_at_once_on_a_new_data_folder_all_open_it_and_make_no_backup() {
+    for round in 0..5 {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("lango.db");
+        let outcomes = open_at_once(&path, 4);
+        assert!(
+            outcomes.iter().all(Result::is_ok),
+            "round {round}: {outcomes:?}"
+        );
+        assert_eq!(backups_in(dir.path()), Vec::<std::path::PathBuf>::new());
+    }
+}
+
+#[test]
+fn processes_upgrading_an_older_database_at_once_make_exactly_one_backup() {
+    for round in 0..3 {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("lango.db");
+        tokio::runtime::Runtime::new().unwrap().block_on(async {
+            let pool = raw_pool(&path).await;
+            MIGRATOR.run_to(1, &pool).await.unwrap();
+            insert_old_conversation(&pool, "old", "Old chat", &[(1, "user", "the heron")]).await;
+            pool.close().await;
+        });
+        let outcomes = open_at_once(&path, 4);
+        assert!(
+            outcomes.iter().all(Result::is_ok),
+            "round {round}: {outcomes:?}"
+        );
+        assert_eq!(backups_in(dir.path()).len(), 1, "round {round}");
+    }
+}

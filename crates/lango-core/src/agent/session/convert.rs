@@ -163,8 +163,11 @@ fn json_object(text: &str) -> Map<String, Value> {
 }
 
 fn function_call_part(call: &ToolCall) -> Part {
-    let mut part =
-        Part::function_call(call.id.clone(), call.name.clone(), json_object(&call.input));
+    let mut part = Part::function_call(
+        call_id(&call.id, &call.name),
+        call.name.clone(),
+        json_object(&call.input),
+    );
     part.thought = call.thought;
     part.thought_signature =
         crate::agent::signature::decode(&call.thought_signature).filter(|s| !s.is_empty());
@@ -183,32 +186,32 @@ fn parts_for(
         if !message.content.is_empty() {
             parts.push(Part::text(message.content.clone()));
         }
+        // A legacy call may lack its id: it gets "call_" + name, as its response will.
         let calls: Vec<ToolCall> = message
             .tool_calls
             .iter()
             .filter(|c| !c.input.is_empty())
-            .cloned()
+            .map(|c| ToolCall {
+                id: call_id(&c.id, &c.name),
+                ..c.clone()
+            })
             .collect();
         parts.extend(calls.iter().map(function_call_part));
         *remembered = calls;
         return (parts, roles::ASSISTANT.to_string());
     }
     if is_tool_role(role) {
-        if message.tool_calls.iter().any(|c| !c.output.is_empty()) {
-            parts.extend(
-                message
-                    .tool_calls
-                    .iter()
-                    .filter(|c| !c.output.is_empty())
-                    .map(|c| {
-                        Part::function_response(
-                            c.id.clone(),
-                            c.name.clone(),
-                            json_object(&c.output),
-                        )
-                    }),
-            );
-            return (parts, roles::FUNCTION.to_string());
+        let responses: Vec<Part> = message
+            .tool_calls
+            .iter()
+            .filter(|c| !c.output.is_empty())
+            .filter_map(|c| {
+                let (id, name) = response_identity(c, remembered)?;
+                Some(Part::function_response(id, name, json_object(&c.output)))
+            })
+            .collect();
+        if !responses.is_empty() {
+            return (responses, roles::FUNCTION.to_string());
         }
         if !remembered.is_empty() {
             let call = remembered.remove(0);
@@ -231,6 +234,35 @@ fn parts_for(
         parts.push(Part::text(message.content.clone()));
     }
     (parts, role.to_string())
+}
+
+/// The call a stored response answers: its own id and name when it has both; a legacy one
+/// missing either takes them from the remembered call of that name, else positionally from the
+/// first remembered call (which is then used up), else keeps what it has (a missing id becomes
+/// `"call_" + name`). None when nothing identifies it: its row is then read as text.
+fn response_identity(
+    response: &ToolCall,
+    remembered: &mut Vec<ToolCall>,
+) -> Option<(String, String)> {
+    if !response.id.is_empty() && !response.name.is_empty() {
+        return Some((response.id.clone(), response.name.clone()));
+    }
+    let by_name = remembered
+        .iter()
+        .position(|c| !response.name.is_empty() && c.name == response.name);
+    let by_id = remembered
+        .iter()
+        .position(|c| !response.id.is_empty() && c.id == response.id);
+    let first = (!remembered.is_empty()).then_some(0);
+    if let Some(at) = by_id.or(by_name).or(first) {
+        let call = remembered.remove(at);
+        return Some((call.id, call.name));
+    }
+    if response.id.is_empty() && response.name.is_empty() {
+        tracing::warn!("a stored tool response names no call and follows none; read as text");
+        return None;
+    }
+    Some((call_id(&response.id, &response.name), response.name.clone()))
 }
 
 /// The events of rows already truncated (REFERENCE §2.4): rows without parts are skipped and

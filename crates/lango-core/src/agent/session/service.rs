@@ -1,7 +1,7 @@
 //! `SessionService` over the SQLite store (REFERENCE §2.2–§2.3, specs 000/003/004).
 //!
 //! Owns create / get-or-create / list / delete and `append_event`: persisting a non-partial
-//! event as a row, applying state deltas, and keeping the session object's in-memory history
+//! event as a row, applying state deltas (with the row, in one transaction), and keeping the session object's in-memory history
 //! in step. It must not build events for the model (events.rs) nor issue SQL (the store does).
 
 use std::sync::Arc;
@@ -90,11 +90,11 @@ impl SessionServiceAdapter {
         key: &str,
         state: Map<String, Value>,
     ) -> Result<SessionAdapter, AgentError> {
-        let mut session = self.store.create_session(key, "").await?;
-        if !state.is_empty() {
-            self.store.set_session_state(key, &state).await?;
-            session.state = state;
-        }
+        // One statement: no one ever sees the session without its initial state.
+        let session = self
+            .store
+            .create_session_with_state(key, "", &state)
+            .await?;
         Ok(SessionAdapter::new(
             session.key,
             self.store.clone(),
@@ -112,21 +112,28 @@ impl SessionServiceAdapter {
         }
         let key = session.key().to_string();
         let adapter = session.as_any().downcast_ref::<SessionAdapter>();
-        if !event.actions.state_delta.is_empty() {
-            self.store
-                .apply_state_delta(&key, &event.actions.state_delta)
+        let delta = &event.actions.state_delta;
+        // The delta and the row are one transaction: a crash between them can neither keep
+        // the state of a message that was never stored nor the reverse.
+        let (stored, state) = if is_state_delta_only(&event) {
+            (None, Some(self.store.apply_state_delta(&key, delta).await?))
+        } else if delta.is_empty() {
+            let message = event_to_message(&event);
+            (Some(self.store.append_message(&key, message).await?), None)
+        } else {
+            let message = event_to_message(&event);
+            let (stored, state) = self
+                .store
+                .append_message_with_state(&key, delta, message)
                 .await?;
-            if let Some(adapter) = adapter {
-                adapter.replace_state(self.store.get_session(&key).await?.state);
-            }
+            (Some(stored), Some(state))
+        };
+        if let (Some(adapter), Some(state)) = (adapter, state) {
+            adapter.replace_state(state);
         }
-        if is_state_delta_only(&event) {
+        let Some(stored) = stored else {
             return Ok(());
-        }
-        let stored = self
-            .store
-            .append_message(&key, event_to_message(&event))
-            .await?;
+        };
         match adapter {
             Some(adapter) => adapter.push_message(stored),
             None => {

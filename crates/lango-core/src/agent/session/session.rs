@@ -93,14 +93,12 @@ impl SessionAdapter {
             .ok_or_else(|| AgentError::Other("state key does not exist".to_string()))
     }
 
-    /// Sets one state value and persists the whole state map.
+    /// Sets one state value in the store (other keys, perhaps set by another process, are
+    /// kept) and takes the stored state as the handle's.
     pub async fn set_state(&self, key: &str, value: Value) -> Result<(), AgentError> {
-        let state = {
-            let mut state = lock(&self.state);
-            state.insert(key.to_string(), value);
-            state.clone()
-        };
-        self.store.set_session_state(&self.key, &state).await?;
+        let delta = Map::from_iter([(key.to_string(), value)]);
+        let state = self.store.apply_state_delta(&self.key, &delta).await?;
+        *lock(&self.state) = state;
         Ok(())
     }
 
