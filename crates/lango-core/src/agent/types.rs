@@ -151,6 +151,9 @@ pub struct Event {
     /// A failure the runner reports as an event (the UI shows it inline).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// The model stopped at its output limit: the reply is cut short (stored as truncated).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub truncated: bool,
 }
 
 impl Event {
@@ -190,4 +193,6 @@ pub struct LlmResponse {
     pub partial: bool,
     pub turn_complete: bool,
     pub usage: Option<Usage>,
+    /// The provider stopped at the output limit: the content is cut short.
+    pub truncated: bool,
 }

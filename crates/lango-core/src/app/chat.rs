@@ -11,7 +11,7 @@ use super::dto::{ChatEvent, TurnOutcome, TurnStatus};
 use super::stream::{batched, DELTA_INTERVAL};
 use super::{App, AppError};
 use crate::agent::runner::run_and_collect_with;
-use crate::agent::{Event, RequestContext};
+use crate::agent::{roles, Event, RequestContext};
 use crate::engine::Engine;
 
 /// Longest session title taken from a conversation's first message.
@@ -158,8 +158,13 @@ impl App {
         let mut ctx = RequestContext::for_session(key, engine.runner.root().name.clone());
         ctx.cancel = cancel.clone();
         let (tx, pump) = batched(sink, DELTA_INTERVAL);
+        // Whether the last model reply of the turn stopped at the output limit.
+        let mut truncated = false;
         let (_, result) =
             run_and_collect_with(&engine.runner, ctx, key, text, true, &mut |event, reply| {
+                if is_model_reply(event) {
+                    truncated = event.truncated;
+                }
                 for ui_event in to_chat_events(event, reply) {
                     let _ = tx.send(ui_event);
                 }
@@ -173,10 +178,12 @@ impl App {
             Ok(()) => TurnOutcome {
                 status: TurnStatus::Complete,
                 error: None,
+                truncated,
             },
             Err(_) if cancel.is_cancelled() => TurnOutcome {
                 status: TurnStatus::Stopped,
                 error: None,
+                truncated: false,
             },
             Err(e) => failed(AppError::from(e)),
         }
@@ -199,7 +206,18 @@ fn failed(error: AppError) -> TurnOutcome {
     TurnOutcome {
         status: TurnStatus::Failed,
         error: Some(error),
+        truncated: false,
     }
+}
+
+/// A complete (non-partial) model reply: the events whose `truncated` flag says how the
+/// turn's answer ended.
+fn is_model_reply(event: &Event) -> bool {
+    !event.partial
+        && event
+            .content
+            .as_ref()
+            .is_some_and(|c| c.role == roles::MODEL || c.role == roles::ASSISTANT)
 }
 
 /// The first words of a message, whitespace collapsed, cut at [`TITLE_CHARS`].

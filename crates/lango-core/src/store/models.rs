@@ -47,6 +47,9 @@ pub enum MessageStatus {
     /// Stopped by the user or cut off mid-stream; the text so far is kept.
     Interrupted,
     Error,
+    /// The provider ended it at the output token limit: complete as sent, but cut short
+    /// (the user may ask for the rest).
+    Truncated,
 }
 
 impl MessageStatus {
@@ -56,6 +59,7 @@ impl MessageStatus {
             Self::Partial => "partial",
             Self::Interrupted => "interrupted",
             Self::Error => "error",
+            Self::Truncated => "truncated",
         }
     }
 
@@ -64,6 +68,7 @@ impl MessageStatus {
             "partial" => Self::Partial,
             "interrupted" => Self::Interrupted,
             "error" => Self::Error,
+            "truncated" => Self::Truncated,
             _ => Self::Complete,
         }
     }
