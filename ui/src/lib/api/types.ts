@@ -50,7 +50,8 @@ export interface ToolCall {
   thought?: boolean;
 }
 
-export type MessageStatus = 'complete' | 'partial' | 'interrupted' | 'error';
+/** `truncated`: the model's output limit cut the reply short (it can be continued). */
+export type MessageStatus = 'complete' | 'partial' | 'interrupted' | 'error' | 'truncated';
 
 export interface StoredMessage {
   id: number;
@@ -93,6 +94,8 @@ export type TurnStatus = 'complete' | 'stopped' | 'failed';
 export interface TurnOutcome {
   status: TurnStatus;
   error: AppError | null;
+  /** The reply ended at the model's output limit (stored as `truncated`). */
+  truncated: boolean;
 }
 
 export type ExportFormat = 'markdown' | 'json';
