@@ -36,30 +36,33 @@ pub struct ReplyLimit {
 }
 
 impl ReplyLimit {
-    /// The cap in bytes and the sentence that explains a cut at it.
-    fn cap(&self) -> (usize, String) {
-        let hard = usize::try_from(self.max_bytes).unwrap_or(usize::MAX);
-        let by_tokens = self.max_tokens.map(|t| {
+    fn hard_cap(&self) -> usize {
+        usize::try_from(self.max_bytes).unwrap_or(usize::MAX)
+    }
+
+    /// The cap derived from max tokens. Thoughts are not counted against it: some servers
+    /// (DeepSeek's reasoner) stream reasoning outside the max tokens.
+    fn token_cap(&self) -> Option<usize> {
+        self.max_tokens.map(|t| {
             (t as usize)
                 .saturating_mul(BYTES_PER_TOKEN)
                 .saturating_add(TOKEN_SLACK)
-        });
-        match (by_tokens, self.max_tokens) {
-            (Some(cap), Some(tokens)) if cap < hard => (
-                cap,
-                format!(
-                    "the provider sent far more than the {tokens} output tokens asked for \
-                     (agent.maxTokens), so Lango stopped it"
-                ),
-            ),
-            _ => (
-                hard,
-                format!(
-                    "it passed the {} size limit (agent.maxReplyBytes), so Lango stopped it",
-                    human_size(self.max_bytes)
-                ),
-            ),
-        }
+        })
+    }
+
+    fn hard_reason(&self) -> String {
+        format!(
+            "it passed the {} size limit (agent.maxReplyBytes), so Lango stopped it",
+            human_size(self.max_bytes)
+        )
+    }
+
+    fn token_reason(&self) -> String {
+        format!(
+            "the provider sent far more than the {} output tokens asked for (agent.maxTokens), \
+             so Lango stopped it",
+            self.max_tokens.unwrap_or_default()
+        )
     }
 }
 
@@ -76,16 +79,18 @@ fn human_size(bytes: u64) -> String {
     }
 }
 
-/// A decoder whose reply may not pass a cap. The text delta that crosses the cap is cut to
+/// A decoder whose reply may not pass its caps. The text delta that crosses a cap is cut to
 /// fit (on a char boundary), so what the caller keeps is at most the cap; then `Interrupted`.
-/// Also cut: more than `max(cap, 1 MiB)` wire bytes in a row without any reply content.
+/// Also cut: more than `max(hard cap, 1 MiB)` wire bytes in a row without any reply content.
 pub struct Capped<D> {
     inner: D,
-    cap: usize,
-    reason: String,
+    limit: ReplyLimit,
+    hard_cap: usize,
+    token_cap: Option<usize>,
     idle_cap: usize,
-    /// Reply bytes let through so far.
-    received: usize,
+    /// Content bytes let through so far: all of it, and without thoughts.
+    total: usize,
+    answer: usize,
     /// Wire bytes since the last reply content.
     idle: usize,
     ended: bool,
@@ -93,46 +98,64 @@ pub struct Capped<D> {
 
 impl<D: Decoder> Capped<D> {
     pub fn new(inner: D, limit: ReplyLimit) -> Self {
-        let (cap, reason) = limit.cap();
+        let hard_cap = limit.hard_cap();
         Self {
             inner,
-            cap,
-            reason,
-            idle_cap: cap.max(MIN_IDLE_BYTES),
-            received: 0,
+            limit,
+            hard_cap,
+            token_cap: limit.token_cap(),
+            idle_cap: hard_cap.max(MIN_IDLE_BYTES),
+            total: 0,
+            answer: 0,
             idle: 0,
             ended: false,
         }
     }
 
     fn cut(&mut self, out: &mut Vec<StreamEvent>, message: String) {
-        tracing::warn!(received = self.received, %message, "stopping an oversized reply");
+        tracing::warn!(received = self.total, %message, "stopping an oversized reply");
         self.ended = true;
         out.push(StreamEvent::Error(ProviderError::Interrupted { message }));
     }
 
-    /// Passes `events` on until the cap or a terminal event.
+    /// How many more content bytes fit, and why the cut when they do not: the cap that is
+    /// closer (thoughts only count against the hard one).
+    fn room(&self, thought: bool) -> (usize, String) {
+        let hard = self.hard_cap.saturating_sub(self.total);
+        match self.token_cap.filter(|_| !thought) {
+            Some(cap) if cap.saturating_sub(self.answer) < hard => {
+                (cap.saturating_sub(self.answer), self.limit.token_reason())
+            }
+            _ => (hard, self.limit.hard_reason()),
+        }
+    }
+
+    /// Passes `events` on until a cap or a terminal event.
     fn admit(&mut self, events: Vec<StreamEvent>) -> Vec<StreamEvent> {
         let mut out = Vec::with_capacity(events.len());
         for event in events {
             let size = content_bytes(&event);
+            let thought = matches!(event, StreamEvent::Thought(_));
             if size > 0 {
                 self.idle = 0;
             }
-            if self.received.saturating_add(size) > self.cap {
+            let (room, reason) = self.room(thought);
+            if size > room {
                 if let StreamEvent::TextDelta(text) = &event {
-                    let room = self.cap - self.received;
                     let fit = floor_char_boundary(text, room);
                     if fit > 0 {
-                        self.received += fit;
+                        self.total += fit;
+                        self.answer += fit;
                         out.push(StreamEvent::TextDelta(text[..fit].to_string()));
                     }
                 }
-                let reason = self.reason.clone();
                 self.cut(&mut out, reason);
                 return out;
             }
-            self.received += size;
+            self.total += size;
+            if !thought {
+                self.answer += size;
+            }
             let terminal = matches!(event, StreamEvent::Done { .. } | StreamEvent::Error(_));
             out.push(event);
             if terminal {
@@ -259,13 +282,38 @@ mod tests {
     }
 
     #[test]
-    fn the_max_tokens_cap_applies_when_it_is_the_smaller_one() {
-        let (cap, reason) = limit(DEFAULT_MAX_REPLY_BYTES, Some(100)).cap();
-        assert_eq!(cap, 100 * BYTES_PER_TOKEN + TOKEN_SLACK);
-        assert!(reason.contains("100 output tokens"), "{reason}");
-        let (cap, reason) = limit(1024, Some(100)).cap();
-        assert_eq!(cap, 1024);
-        assert!(reason.contains("1 KiB size limit"), "{reason}");
+    fn the_max_tokens_cap_applies_when_it_is_the_smaller_one_and_ignores_thoughts() {
+        let token_cap = 10 * BYTES_PER_TOKEN + TOKEN_SLACK;
+        let big = "x".repeat(token_cap / 2 + 1);
+        // Thoughts past the token cap pass (they count against the hard cap only)…
+        let script = vec![
+            vec![StreamEvent::Thought(big.clone())],
+            vec![StreamEvent::Thought(big.clone())],
+            vec![StreamEvent::TextDelta(big.clone())],
+            vec![StreamEvent::TextDelta(big)],
+        ];
+        let mut d = Capped::new(Script(script), limit(DEFAULT_MAX_REPLY_BYTES, Some(10)));
+        let mut out = Vec::new();
+        for _ in 0..4 {
+            out.extend(d.feed(b"x"));
+        }
+        assert_eq!(
+            out.iter()
+                .filter(|e| matches!(e, StreamEvent::Thought(_)))
+                .count(),
+            2
+        );
+        // …the answer is cut at the token cap.
+        assert_eq!(text(&out).len(), token_cap);
+        assert!(
+            matches!(out.last(), Some(StreamEvent::Error(ProviderError::Interrupted { message }))
+                if message.contains("10 output tokens asked for")),
+            "{out:?}"
+        );
+        // With a smaller hard cap, the hard cap applies.
+        let d = Capped::new(Script(Vec::new()), limit(1024, Some(10)));
+        assert_eq!(d.room(false), (1024, limit(1024, None).hard_reason()));
+        assert!(d.room(false).1.contains("1 KiB size limit"));
     }
 
     #[test]
