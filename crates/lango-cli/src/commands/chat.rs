@@ -7,7 +7,7 @@
 use std::io::{IsTerminal, Write};
 
 use lango_core::agent::runner::run_and_collect_with;
-use lango_core::agent::{roles, AgentError, Event, RequestContext};
+use lango_core::agent::{AgentError, Event, RequestContext};
 use lango_core::engine::Engine;
 use lango_core::provider::ProviderError;
 
@@ -198,12 +198,7 @@ async fn turn(
         text,
         stream,
         &mut |event, reply| {
-            if !event.partial
-                && event
-                    .content
-                    .as_ref()
-                    .is_some_and(|c| c.role == roles::MODEL)
-            {
+            if event.is_model_reply() {
                 truncated = event.truncated;
             }
             out.event(event, reply)

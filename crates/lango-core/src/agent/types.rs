@@ -167,6 +167,16 @@ impl Event {
             ..Self::default()
         }
     }
+
+    /// A complete (non-partial) reply of the model: the events whose `truncated` says how a
+    /// turn's answer ended.
+    pub fn is_model_reply(&self) -> bool {
+        !self.partial
+            && self
+                .content
+                .as_ref()
+                .is_some_and(|c| c.role == roles::MODEL || c.role == roles::ASSISTANT)
+    }
 }
 
 /// Generation settings of one model call.

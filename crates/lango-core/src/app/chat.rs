@@ -11,7 +11,7 @@ use super::dto::{ChatEvent, TurnOutcome, TurnStatus};
 use super::stream::{batched, DELTA_INTERVAL};
 use super::{App, AppError};
 use crate::agent::runner::run_and_collect_with;
-use crate::agent::{roles, Event, RequestContext};
+use crate::agent::{Event, RequestContext};
 use crate::engine::Engine;
 
 /// Longest session title taken from a conversation's first message.
@@ -162,7 +162,7 @@ impl App {
         let mut truncated = false;
         let (_, result) =
             run_and_collect_with(&engine.runner, ctx, key, text, true, &mut |event, reply| {
-                if is_model_reply(event) {
+                if event.is_model_reply() {
                     truncated = event.truncated;
                 }
                 for ui_event in to_chat_events(event, reply) {
@@ -208,16 +208,6 @@ fn failed(error: AppError) -> TurnOutcome {
         error: Some(error),
         truncated: false,
     }
-}
-
-/// A complete (non-partial) model reply: the events whose `truncated` flag says how the
-/// turn's answer ended.
-fn is_model_reply(event: &Event) -> bool {
-    !event.partial
-        && event
-            .content
-            .as_ref()
-            .is_some_and(|c| c.role == roles::MODEL || c.role == roles::ASSISTANT)
 }
 
 /// The first words of a message, whitespace collapsed, cut at [`TITLE_CHARS`].
