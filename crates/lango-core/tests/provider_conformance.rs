@@ -16,7 +16,7 @@ use lango_core::provider::{
     GenerateParams, Message, Provider, ProviderConfig, ProviderError, StopReason, StreamEvent,
 };
 use lango_core::secrets::ApiKey;
-use lango_testkit::{FakeProvider, Script, Turn};
+use lango_testkit::{Action, FakeProvider, Reply, Script, TestServer, Turn};
 use tokio_util::sync::CancellationToken;
 
 #[derive(Debug, Clone, Copy)]
@@ -29,8 +29,7 @@ enum Wire {
 
 const WIRES: [Wire; 4] = [Wire::OpenAi, Wire::Anthropic, Wire::Gemini, Wire::Ollama];
 
-fn client(wire: Wire, fake: &FakeProvider, http: HttpSettings) -> Box<dyn Provider> {
-    let root = fake.base_url();
+fn client(wire: Wire, root: String, http: HttpSettings) -> Box<dyn Provider> {
     let base = match wire {
         Wire::OpenAi => format!("{root}/v1"),
         Wire::Gemini => format!("{root}/v1beta"),
@@ -82,7 +81,7 @@ async fn run_on(
         max_tokens,
         ..GenerateParams::default()
     };
-    let stream = client(wire, fake, http).generate(params, CancellationToken::new());
+    let stream = client(wire, fake.base_url(), http).generate(params, CancellationToken::new());
     let events: Vec<StreamEvent> = tokio::time::timeout(Duration::from_secs(30), stream.collect())
         .await
         .unwrap_or_else(|_| panic!("{wire:?}: the stream did not end by itself"));
@@ -205,5 +204,49 @@ async fn a_stream_far_past_its_max_tokens_is_stopped() {
             "{wire:?}: {message}"
         );
         assert!(o.text.len() <= cap, "{wire:?}: kept {} bytes", o.text.len());
+    }
+}
+
+#[tokio::test]
+async fn an_endless_line_without_a_line_end_is_stopped_with_bounded_memory() {
+    for wire in WIRES {
+        // HTTP 200, then one line that never ends: no event is ever complete, so nothing
+        // but the cap on bytes without reply content stops it.
+        let (content_type, start) = match wire {
+            Wire::Ollama => ("application/x-ndjson", &b"{\"message\":{\"content\":\""[..]),
+            _ => ("text/event-stream", &b"data: {\"text\":\""[..]),
+        };
+        let server = TestServer::start(move |_, _| {
+            Reply::head(200, content_type, &[])
+                .then(Action::Write(start.to_vec()))
+                .then(Action::Repeat(vec![b'x'; 8192]))
+        })
+        .await;
+        let params = GenerateParams {
+            messages: vec![Message::user("Say something.")],
+            ..GenerateParams::default()
+        };
+        let stream = client(wire, server.base_url(), http(32 * 1024))
+            .generate(params, CancellationToken::new());
+        let events: Vec<StreamEvent> =
+            tokio::time::timeout(Duration::from_secs(30), stream.collect())
+                .await
+                .unwrap_or_else(|_| panic!("{wire:?}: the stream did not end by itself"));
+        let message = interruption(wire, events.last().expect("an event"));
+        assert!(
+            message.contains("without any reply text"),
+            "{wire:?}: {message}"
+        );
+        for _ in 0..50 {
+            if server.closed_early() > 0 {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        assert_eq!(
+            server.closed_early(),
+            1,
+            "{wire:?}: the server saw the close"
+        );
     }
 }
