@@ -18,8 +18,8 @@ use lango_core::agent::{
 use lango_core::provider::openai::OpenAiCompatible;
 use lango_core::provider::{
     stream_of, BoxFuture, EventStream, GenerateParams, Message, ModelInfo, Provider,
-    ProviderConfig, ProviderError, Role, StreamEvent, ToolCallChunk, ToolCallRequest, ToolSpec,
-    Usage,
+    ProviderConfig, ProviderError, Role, StopReason, StreamEvent, ToolCallChunk, ToolCallRequest,
+    ToolSpec, Usage,
 };
 use lango_testkit::fake::{FakeProvider, Script, Turn};
 use serde_json::{json, Map, Value};
@@ -135,7 +135,10 @@ fn text(t: &str) -> StreamEvent {
 }
 
 fn done(usage: Option<Usage>) -> StreamEvent {
-    StreamEvent::Done { usage }
+    StreamEvent::Done {
+        usage,
+        stop: StopReason::Finished,
+    }
 }
 
 fn chunk(index: Option<u32>, id: &str, name: &str, args: &str) -> StreamEvent {
@@ -173,6 +176,7 @@ fn partial_text(t: &str) -> LlmResponse {
         partial: true,
         turn_complete: false,
         usage: None,
+        truncated: false,
     }
 }
 
@@ -182,6 +186,7 @@ fn final_response(parts: Vec<Part>, usage: Option<Usage>) -> LlmResponse {
         partial: false,
         turn_complete: true,
         usage,
+        truncated: false,
     }
 }
 
@@ -488,6 +493,7 @@ async fn acceptance_05_streamed_call_notification_is_partial() {
                 partial: true,
                 turn_complete: false,
                 usage: None,
+                truncated: false,
             },
             final_response(vec![fc("call_abc", "exec", json!({"command": "ls"}))], None),
         ]
@@ -751,6 +757,7 @@ async fn streamed_text_and_calls_mix_and_argument_chunks_yield_nothing() {
         partial: true,
         turn_complete: false,
         usage: None,
+        truncated: false,
     };
     assert_eq!(
         out,
@@ -759,11 +766,12 @@ async fn streamed_text_and_calls_mix_and_argument_chunks_yield_nothing() {
             // A whole-object first chunk (Gemini style) is shown with its arguments.
             notify(fc("call_lookup", "lookup", json!({"q": "rust"}))),
             notify(fc("call_2", "exec", json!({}))),
+            // The index-less call arrived first and stays first (issue 14 item 20).
             final_response(
                 vec![
                     Part::text("Let me check. "),
-                    fc("call_2", "exec", json!({"cmd": "ls"})),
                     fc("call_lookup", "lookup", json!({"q": "rust"})),
+                    fc("call_2", "exec", json!({"cmd": "ls"})),
                 ],
                 None
             ),

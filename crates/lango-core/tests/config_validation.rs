@@ -109,6 +109,19 @@ fn temperature_outside_zero_to_two_is_rejected() {
 }
 
 #[test]
+fn max_reply_bytes_defaults_to_4_mib_and_must_be_positive() {
+    let (settings, _) = config::validate_value(&json!({})).unwrap();
+    assert_eq!(settings.agent.max_reply_bytes, 4 * 1024 * 1024);
+    let (settings, _) =
+        config::validate_value(&json!({ "agent": { "maxReplyBytes": 65536 } })).unwrap();
+    assert_eq!(settings.agent.max_reply_bytes, 65536);
+    assert_eq!(
+        messages(json!({ "agent": { "maxReplyBytes": 0 } })),
+        vec!["agent.maxReplyBytes must be > 0, got 0".to_owned()]
+    );
+}
+
+#[test]
 fn invalid_json_reports_line_and_column() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("settings.json");

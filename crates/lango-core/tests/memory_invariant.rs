@@ -113,6 +113,7 @@ impl Llm for FakeLlm {
                     partial: false,
                     turn_complete: true,
                     usage: None,
+                    truncated: false,
                 }),
                 Reply::Fail => Err(AgentError::Other("scripted model failure".into())),
             }

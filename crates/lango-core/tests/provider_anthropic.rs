@@ -80,7 +80,7 @@ impl Outcome {
 
     fn done_usage(&self) -> Option<Usage> {
         match &self.terminal {
-            StreamEvent::Done { usage } => *usage,
+            StreamEvent::Done { usage, .. } => *usage,
             other => panic!("expected Done, got {other:?}"),
         }
     }
@@ -691,7 +691,7 @@ async fn a_529_before_the_stream_is_retried_then_the_stream_is_read() {
 }
 
 #[tokio::test]
-async fn a_stream_cut_before_message_stop_still_finishes_with_what_arrived() {
+async fn a_stream_cut_before_message_stop_keeps_what_arrived_but_is_cut_off() {
     let raw = std::fs::read_to_string(fixtures_dir().join("anthropic/sdkpy_tool_use_response.sse"))
         .expect("fixture");
     let cut = raw
@@ -711,7 +711,8 @@ async fn a_stream_cut_before_message_stop_still_finishes_with_what_arrived() {
             json!({"location": "Paris"})
         )]
     );
-    assert_usage(&out, usage(377, 1, 0, 378));
+    // What arrived is the caller's to keep, but the reply is not complete.
+    assert_eq!(out.terminal, StreamEvent::Error(ProviderError::cut_off()));
 }
 
 #[tokio::test]

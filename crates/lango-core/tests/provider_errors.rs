@@ -40,6 +40,7 @@ fn settings() -> HttpSettings {
         max_retries: 2,
         initial_backoff: Duration::from_millis(10),
         max_backoff: Duration::from_millis(50),
+        ..HttpSettings::default()
     }
 }
 
@@ -678,7 +679,10 @@ async fn fake_streams_decode_to_text_tool_calls_and_usage_in_every_format() {
         let events = run(kind, &fake, settings()).await;
         assert_eq!(text_of(&events), "Hello, world", "{kind:?}: {events:?}");
         assert!(
-            matches!(events.last(), Some(StreamEvent::Done { usage: Some(_) })),
+            matches!(
+                events.last(),
+                Some(StreamEvent::Done { usage: Some(_), .. })
+            ),
             "{kind:?}: {events:?}"
         );
 

@@ -77,7 +77,7 @@ impl Outcome {
 
     fn done_usage(&self) -> Option<Usage> {
         match &self.terminal {
-            StreamEvent::Done { usage } => *usage,
+            StreamEvent::Done { usage, .. } => *usage,
             other => panic!("expected Done, got {other:?}"),
         }
     }

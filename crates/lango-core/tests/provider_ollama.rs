@@ -9,8 +9,8 @@ use lango_core::provider::assembler::ToolCallAssembler;
 use lango_core::provider::http::HttpSettings;
 use lango_core::provider::ollama::Ollama;
 use lango_core::provider::{
-    GenerateParams, Message, Provider, ProviderConfig, ProviderError, StreamEvent, ToolCallRequest,
-    ToolSpec, Usage,
+    GenerateParams, Message, Provider, ProviderConfig, ProviderError, StopReason, StreamEvent,
+    ToolCallRequest, ToolSpec, Usage,
 };
 use lango_testkit::{fixtures_dir, FixtureServer, RecordedRequest, Reply, TestServer};
 use serde_json::{json, Value};
@@ -85,7 +85,7 @@ fn fold(events: Vec<StreamEvent>) -> Outcome {
             }
             StreamEvent::ToolCall(c) => assembler.push(c),
             StreamEvent::Usage(u) => last_usage = Some(*u),
-            StreamEvent::Done { usage } => assert_eq!(*usage, last_usage),
+            StreamEvent::Done { usage, .. } => assert_eq!(*usage, last_usage),
             StreamEvent::Error(_) => {}
         }
     }
@@ -163,7 +163,8 @@ async fn ollama_docs_chat_stream_first_and_final() {
     assert_eq!(
         o.terminal,
         StreamEvent::Done {
-            usage: usage(26, 282, 0)
+            usage: usage(26, 282, 0),
+            stop: StopReason::Finished,
         }
     );
 }
@@ -179,7 +180,8 @@ async fn ollama_docs_chat_stream_tool_call_with_object_arguments() {
     assert_eq!(
         o.terminal,
         StreamEvent::Done {
-            usage: usage(169, 15, 0)
+            usage: usage(169, 15, 0),
+            stop: StopReason::Finished,
         }
     );
 }
@@ -216,7 +218,8 @@ async fn ollama_genai_synthetic_thinking_and_multi_tool_calls() {
     assert_eq!(
         o.terminal,
         StreamEvent::Done {
-            usage: usage(21, 40, 0)
+            usage: usage(21, 40, 0),
+            stop: StopReason::Finished,
         }
     );
 }
@@ -229,7 +232,8 @@ async fn ollama_genai_llama32_3b_cached_usage_stream() {
     assert_eq!(
         o.terminal,
         StreamEvent::Done {
-            usage: usage(28, 3, 27)
+            usage: usage(28, 3, 27),
+            stop: StopReason::Finished,
         }
     );
 }
@@ -246,7 +250,8 @@ async fn ollama_genai_ollama_cloud_gemma3_simple_stream() {
     assert_eq!(
         o.terminal,
         StreamEvent::Done {
-            usage: usage(21, 40, 0)
+            usage: usage(21, 40, 0),
+            stop: StopReason::Finished,
         }
     );
 }
@@ -277,12 +282,12 @@ async fn two_nameless_index_calls_in_one_line_stay_two_calls() {
 }
 
 #[tokio::test]
-async fn a_stream_ending_without_done_is_a_clean_end_once_something_arrived() {
+async fn a_stream_ending_without_done_is_cut_off_not_complete() {
     let o =
         scripted("{\"message\":{\"role\":\"assistant\",\"content\":\"partial\"},\"done\":false}\n")
             .await;
     assert_eq!(o.text, "partial");
-    assert_eq!(o.terminal, StreamEvent::Done { usage: None });
+    assert_eq!(o.terminal, StreamEvent::Error(ProviderError::cut_off()));
     let empty = scripted("").await;
     assert!(
         matches!(&empty.terminal, StreamEvent::Error(ProviderError::Interrupted { message }) if message.contains("empty response"))

@@ -11,8 +11,8 @@ use lango_core::provider::assembler::ToolCallAssembler;
 use lango_core::provider::http::HttpSettings;
 use lango_core::provider::openai::OpenAiCompatible;
 use lango_core::provider::{
-    GenerateParams, Message, Provider, ProviderConfig, ProviderError, StreamEvent, ToolCallRequest,
-    ToolSpec, Usage,
+    GenerateParams, Message, Provider, ProviderConfig, ProviderError, StopReason, StreamEvent,
+    ToolCallRequest, ToolSpec, Usage,
 };
 use lango_core::secrets::ApiKey;
 use lango_testkit::{fixtures_dir, FixtureServer, RecordedRequest, Reply, TestServer};
@@ -69,7 +69,22 @@ struct Outcome {
 
 impl Outcome {
     fn assert_done(&self, usage: Option<Usage>) {
-        assert_eq!(self.terminal, StreamEvent::Done { usage }, "terminal event");
+        let stop = StopReason::Finished;
+        assert_eq!(
+            self.terminal,
+            StreamEvent::Done { usage, stop },
+            "terminal event"
+        );
+    }
+
+    /// Complete, but cut at the output limit (`finish_reason: "length"`).
+    fn assert_truncated(&self, usage: Option<Usage>) {
+        let stop = StopReason::OutputLimit;
+        assert_eq!(
+            self.terminal,
+            StreamEvent::Done { usage, stop },
+            "terminal event"
+        );
     }
 
     fn assert_interrupted(&self, fragment: &str) {
@@ -136,7 +151,7 @@ fn fold(events: Vec<StreamEvent>, requests: Vec<RecordedRequest>) -> Outcome {
             }
             StreamEvent::ToolCall(c) => assembler.push(c),
             StreamEvent::Usage(u) => last_usage = Some(*u),
-            StreamEvent::Done { usage } => {
+            StreamEvent::Done { usage, .. } => {
                 assert_eq!(*usage, last_usage, "Done carries the last usage")
             }
             StreamEvent::Error(_) => {}
@@ -299,11 +314,11 @@ async fn openai_content_logprobs_stream() {
 }
 
 #[tokio::test]
-async fn openai_finish_reason_length_stream() {
+async fn openai_finish_reason_length_stream_is_complete_but_cut_at_the_output_limit() {
     let o = replay("openai/finish_reason_length_stream.sse").await;
     assert_eq!(o.text, "{\"");
     o.assert_calls(&[]);
-    o.assert_done(usage(79, 1, 80, 0));
+    o.assert_truncated(usage(79, 1, 80, 0));
 }
 
 #[tokio::test]
@@ -685,7 +700,7 @@ async fn compat_llama_cpp_python_text_stream_temp0_without_usage() {
 }
 
 #[tokio::test]
-async fn compat_llama_cpp_python_tool_result_followup_stream() {
+async fn compat_llama_cpp_python_tool_result_followup_stream_stops_at_the_output_limit() {
     let o = replay("openai-compatible/llama-cpp-python/tool_result_followup_stream.sse").await;
     assert_eq!(
         o.text,
@@ -694,7 +709,7 @@ async fn compat_llama_cpp_python_tool_result_followup_stream() {
          this:\n```python\ndef get_weather(city):\n    return {\n        \""
     );
     o.assert_calls(&[]);
-    o.assert_done(None);
+    o.assert_truncated(None);
 }
 
 // --- llama-server/ ---

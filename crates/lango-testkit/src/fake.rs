@@ -77,6 +77,16 @@ pub enum Turn {
     /// HTTP 200, the stream's start and these text chunks, then silence for `stall_ms`
     /// (the connection stays open), then the connection closes.
     Stall { chunks: Vec<String>, stall_ms: u64 },
+    /// HTTP 200, the stream's start and these text chunks, then a clean close without the
+    /// format's end marker (no finish reason, `[DONE]`, `message_stop` or `done:true`).
+    Cut { chunks: Vec<String> },
+    /// HTTP 200, these text chunks, then the format's output-limit stop (OpenAI
+    /// `finish_reason:"length"`, Anthropic `max_tokens`, Gemini `MAX_TOKENS`, Ollama
+    /// `done_reason:"length"`), complete with its end marker.
+    LengthStop { chunks: Vec<String> },
+    /// HTTP 200, the stream's start, then `chunk` as a text delta again and again until the
+    /// client closes the connection.
+    Endless { chunk: String },
 }
 
 fn default_call_id() -> String {
@@ -135,6 +145,24 @@ impl Turn {
     pub fn reset_after<S: Into<String>>(chunks: impl IntoIterator<Item = S>) -> Self {
         Self::ResetAfter {
             chunks: chunks.into_iter().map(Into::into).collect(),
+        }
+    }
+
+    pub fn cut<S: Into<String>>(chunks: impl IntoIterator<Item = S>) -> Self {
+        Self::Cut {
+            chunks: chunks.into_iter().map(Into::into).collect(),
+        }
+    }
+
+    pub fn length_stop<S: Into<String>>(chunks: impl IntoIterator<Item = S>) -> Self {
+        Self::LengthStop {
+            chunks: chunks.into_iter().map(Into::into).collect(),
+        }
+    }
+
+    pub fn endless(chunk: impl Into<String>) -> Self {
+        Self::Endless {
+            chunk: chunk.into(),
         }
     }
 
@@ -779,6 +807,13 @@ impl Ctx {
             Turn::Stall { chunks, stall_ms } => self
                 .partial(&chunks)
                 .then(Action::Stall(Duration::from_millis(stall_ms))),
+            Turn::Cut { chunks } => self.partial(&chunks),
+            Turn::LengthStop { chunks } => self
+                .partial(&chunks)
+                .then(Action::Write(self.length_end(chunks.len()).into_bytes())),
+            Turn::Endless { chunk } => self.partial(&[]).then(Action::Repeat(
+                self.text_delta(&chunk, 0, false).into_bytes(),
+            )),
         }
     }
 
@@ -828,11 +863,12 @@ impl Ctx {
         )
     }
 
-    fn gemini_chunk(&self, parts: &str, finish: bool, completion: u64) -> String {
+    /// One Gemini chunk; `finish` = the `finishReason` it carries, if any.
+    fn gemini_chunk(&self, parts: &str, finish: Option<&str>, completion: u64) -> String {
         let p = self.prompt_tokens;
-        let (finish, usage) = if finish {
+        let (finish, usage) = if let Some(reason) = finish {
             (
-                ",\"finishReason\": \"STOP\"".to_string(),
+                format!(",\"finishReason\": \"{reason}\""),
                 format!("{{\"promptTokenCount\": {p},\"candidatesTokenCount\": {completion},\"totalTokenCount\": {}}}", p + completion),
             )
         } else {
@@ -853,8 +889,12 @@ impl Ctx {
     }
 
     fn ollama_done(&self, completion: u64) -> String {
+        self.ollama_done_because("stop", completion)
+    }
+
+    fn ollama_done_because(&self, reason: &str, completion: u64) -> String {
         format!(
-            "{{\"model\":{},\"created_at\":\"{OLLAMA_TIME}\",\"message\":{{\"role\":\"assistant\",\"content\":\"\"}},\"done_reason\":\"stop\",\"done\":true,\"total_duration\":182242375,\"load_duration\":41295167,\"prompt_eval_count\":{},\"prompt_eval_duration\":24573166,\"eval_count\":{completion},\"eval_duration\":115959084}}\n",
+            "{{\"model\":{},\"created_at\":\"{OLLAMA_TIME}\",\"message\":{{\"role\":\"assistant\",\"content\":\"\"}},\"done_reason\":\"{reason}\",\"done\":true,\"total_duration\":182242375,\"load_duration\":41295167,\"prompt_eval_count\":{},\"prompt_eval_duration\":24573166,\"eval_count\":{completion},\"eval_duration\":115959084}}\n",
             js(&self.model),
             self.prompt_tokens
         )
@@ -886,7 +926,7 @@ impl Ctx {
                 "event: content_block_delta\ndata: {{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{{\"type\":\"text_delta\",\"text\":{}}}}}\n\n",
                 js(text)
             ),
-            Wire::Gemini => self.gemini_chunk(&format!("{{\"text\": {}}}", js(text)), last, index as u64 + 1),
+            Wire::Gemini => self.gemini_chunk(&format!("{{\"text\": {}}}", js(text)), last.then_some("STOP"), index as u64 + 1),
             Wire::Ollama => self.ollama_line(&format!("{{\"role\":\"assistant\",\"content\":{}}}", js(text))),
         }
     }
@@ -902,9 +942,26 @@ impl Ctx {
             }
             Wire::Anthropic => self.anthropic_end("end_turn", 0, count.max(1)),
             // The last chunk carried finishReason; with no chunks, an empty STOP chunk.
-            Wire::Gemini if count == 0 => self.gemini_chunk("{\"text\": \"\"}", true, 0),
+            Wire::Gemini if count == 0 => self.gemini_chunk("{\"text\": \"\"}", Some("STOP"), 0),
             Wire::Gemini => String::new(),
             Wire::Ollama => self.ollama_done(count),
+        }
+    }
+
+    /// What ends a text answer the output limit cut after `count` chunks: the format's own
+    /// length stop (OpenAI `length`, Anthropic `max_tokens`, Gemini `MAX_TOKENS`, Ollama
+    /// `done_reason:"length"`).
+    fn length_end(&self, count: usize) -> String {
+        let count = count as u64;
+        match self.wire {
+            Wire::OpenAi => {
+                self.openai_chunk(
+                    r#"{"index":0,"delta":{},"logprobs":null,"finish_reason":"length"}"#,
+                ) + &self.openai_usage(count)
+            }
+            Wire::Anthropic => self.anthropic_end("max_tokens", 0, count.max(1)),
+            Wire::Gemini => self.gemini_chunk("{\"text\": \"\"}", Some("MAX_TOKENS"), count),
+            Wire::Ollama => self.ollama_done_because("length", count),
         }
     }
 
@@ -947,7 +1004,7 @@ impl Ctx {
             Wire::Gemini => {
                 let args = parse_object(arguments);
                 let call = serde_json::json!({"functionCall": {"name": name, "args": args}});
-                self.gemini_chunk(&gemini_json(&call), true, 5)
+                self.gemini_chunk(&gemini_json(&call), Some("STOP"), 5)
             }
             Wire::Ollama => {
                 let args =

@@ -43,6 +43,9 @@ pub enum Action {
     Reset,
     /// Stop writing but keep the connection open for this long (an idle-timeout test).
     Stall(Duration),
+    /// Write these bytes again and again until the client closes the connection (an endless
+    /// stream); counted in `closed_early` when it does.
+    Repeat(Vec<u8>),
 }
 
 /// A complete scripted response.
@@ -189,6 +192,12 @@ async fn serve(
                 }
                 return;
             }
+            Action::Repeat(bytes) => loop {
+                if socket.write_all(&bytes).await.is_err() || socket.flush().await.is_err() {
+                    closed_early.fetch_add(1, Ordering::SeqCst);
+                    return;
+                }
+            },
             Action::Reset => {
                 // Linger 0 makes the close an RST. With a zero timeout nothing blocks, which is
                 // what tokio's deprecation is about.

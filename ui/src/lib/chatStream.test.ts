@@ -14,7 +14,10 @@ import {
   prettyJson,
   replyText,
   statusLabel,
+  offersContinue,
+  CONTINUE_TEXT,
   type LiveReply,
+  type MessageRow,
 } from './chatStream';
 
 const play = (events: ChatEvent[], from: LiveReply = emptyReply()) => events.reduce(applyChatEvent, from);
@@ -211,6 +214,17 @@ describe('labels', () => {
     expect(statusLabel('interrupted')).toBe('stopped');
     expect(statusLabel('complete')).toBe('');
     expect(statusLabel('error')).toBe('failed');
+  });
+
+  it('labels a reply cut at the output limit and offers Continue on the last one only', () => {
+    expect(statusLabel('truncated')).toBe('cut at the output limit');
+    const row = (seq: number, status: MessageRow['status'], role: MessageRow['role'] = 'assistant') =>
+      ({ seq, status, role }) as MessageRow;
+    expect(offersContinue(row(4, 'truncated'), 4)).toBe(true);
+    expect(offersContinue(row(2, 'truncated'), 4)).toBe(false);
+    expect(offersContinue(row(4, 'complete'), 4)).toBe(false);
+    expect(offersContinue(row(4, 'interrupted'), 4)).toBe(false);
+    expect(CONTINUE_TEXT).toBe('continue');
   });
 
   it('formats the context meter', () => {

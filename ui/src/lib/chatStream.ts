@@ -331,9 +331,19 @@ export function statusLabel(status: MessageStatus): string {
       return 'incomplete';
     case 'error':
       return 'failed';
+    case 'truncated':
+      return 'cut at the output limit';
     default:
       return '';
   }
+}
+
+/** What Continue sends: the model picks up a reply its output limit cut short. */
+export const CONTINUE_TEXT = 'continue';
+
+/** Whether `row` offers Continue: a reply cut at the output limit that is the last reply. */
+export function offersContinue(row: MessageRow, lastReplySeq: number | null): boolean {
+  return row.status === 'truncated' && row.role === 'assistant' && row.seq === lastReplySeq;
 }
 
 /** "1,234 / 8,000 tokens · memory 320" — the context meter's text. */

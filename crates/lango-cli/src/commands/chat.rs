@@ -7,8 +7,9 @@
 use std::io::{IsTerminal, Write};
 
 use lango_core::agent::runner::run_and_collect_with;
-use lango_core::agent::{Event, RequestContext};
+use lango_core::agent::{AgentError, Event, RequestContext};
 use lango_core::engine::Engine;
+use lango_core::provider::ProviderError;
 
 use super::Context;
 use crate::args::ApproveMode;
@@ -198,28 +199,45 @@ async fn turn(
         }
     });
     let mut out = Printer::new(ctx.json);
+    // Whether the turn's last model reply stopped at the output limit.
+    let mut truncated = false;
     // run_and_collect_with: streams through the printer, retries once when the model names a
     // sub-agent that does not exist (spec 003), and closes dangling tool calls after a failure.
-    let (_, outcome) = run_and_collect_with(
+    let (reply, outcome) = run_and_collect_with(
         &engine.runner,
         request,
         key,
         text,
         stream,
-        &mut |event, reply| out.event(event, reply),
+        &mut |event, reply| {
+            if event.is_model_reply() {
+                truncated = event.truncated;
+            }
+            out.event(event, reply)
+        },
     )
     .await;
     ctrl_c.abort();
     out.finish();
     engine.after_turn(key);
+    if outcome.is_ok() && truncated {
+        eprintln!("{TRUNCATED_NOTICE}");
+    }
     outcome.map_err(|e| {
+        let cut_off = matches!(&e, AgentError::Provider(ProviderError::Interrupted { .. }));
         let mut err = CliError::from(e);
         if err.kind == Kind::Interrupted {
             err.message = "stopped; the reply so far is kept, marked interrupted".into();
+        } else if cut_off && !reply.is_empty() {
+            err.message
+                .push_str(" (the reply so far is kept, marked interrupted)");
         }
         err
     })
 }
+
+/// Printed on stderr after a reply the model's output limit cut short.
+const TRUNCATED_NOTICE: &str = "(cut at the output limit — send \"continue\" to get the rest)";
 
 /// A new conversation is titled after its first message.
 async fn name_new_session(engine: &Engine, key: &str, text: &str) {

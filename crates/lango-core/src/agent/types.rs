@@ -156,6 +156,9 @@ pub struct Event {
     /// A failure the runner reports as an event (the UI shows it inline).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// The model stopped at its output limit: the reply is cut short (stored as truncated).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub truncated: bool,
 }
 
 impl Event {
@@ -168,6 +171,16 @@ impl Event {
             content,
             ..Self::default()
         }
+    }
+
+    /// A complete (non-partial) reply of the model: the events whose `truncated` says how a
+    /// turn's answer ended.
+    pub fn is_model_reply(&self) -> bool {
+        !self.partial
+            && self
+                .content
+                .as_ref()
+                .is_some_and(|c| c.role == roles::MODEL || c.role == roles::ASSISTANT)
     }
 }
 
@@ -195,4 +208,6 @@ pub struct LlmResponse {
     pub partial: bool,
     pub turn_complete: bool,
     pub usage: Option<Usage>,
+    /// The provider stopped at the output limit: the content is cut short.
+    pub truncated: bool,
 }

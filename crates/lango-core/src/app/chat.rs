@@ -160,8 +160,13 @@ impl App {
         let (tx, pump) = batched(sink, DELTA_INTERVAL);
         ctx.hooks = Some(self.turn_hooks(tx.clone()));
         let tools = engine.runner.root().current_tools();
+        // Whether the last model reply of the turn stopped at the output limit.
+        let mut truncated = false;
         let (_, result) =
             run_and_collect_with(&engine.runner, ctx, key, text, true, &mut |event, reply| {
+                if event.is_model_reply() {
+                    truncated = event.truncated;
+                }
                 for ui_event in to_chat_events(event, reply, &tools) {
                     let _ = tx.send(ui_event);
                 }
@@ -175,10 +180,12 @@ impl App {
             Ok(()) => TurnOutcome {
                 status: TurnStatus::Complete,
                 error: None,
+                truncated,
             },
             Err(_) if cancel.is_cancelled() => TurnOutcome {
                 status: TurnStatus::Stopped,
                 error: None,
+                truncated: false,
             },
             Err(e) => failed(AppError::from(e)),
         }
@@ -201,6 +208,7 @@ fn failed(error: AppError) -> TurnOutcome {
     TurnOutcome {
         status: TurnStatus::Failed,
         error: Some(error),
+        truncated: false,
     }
 }
 

@@ -132,6 +132,9 @@ pub enum TurnStatus {
 pub struct TurnOutcome {
     pub status: TurnStatus,
     pub error: Option<AppError>,
+    /// The reply ended at the model's output limit: it is cut short and stored as
+    /// `truncated`; sending "continue" gets the rest.
+    pub truncated: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -19,6 +19,7 @@ const KNOWN: &[&str] = &[
     "maxTurns",
     "connectTimeout",
     "idleTimeout",
+    "maxReplyBytes",
     "subAgents",
 ];
 
@@ -32,6 +33,9 @@ pub const DEFAULT_MAX_TURNS: u32 = 50;
 pub const DEFAULT_CONNECT_TIMEOUT_SECS: u64 = 10;
 /// Long enough for a local model to process a big prompt before its first token.
 pub const DEFAULT_IDLE_TIMEOUT_SECS: u64 = 120;
+/// `agent.maxReplyBytes`: far beyond any real reply, small enough that a runaway stream
+/// cannot exhaust memory.
+pub const DEFAULT_MAX_REPLY_BYTES: u64 = 4 * 1024 * 1024;
 
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -55,6 +59,9 @@ pub struct AgentSettings {
     pub connect_timeout: u64,
     /// Seconds to wait for a response to start, and between two reads of a stream (> 0).
     pub idle_timeout: u64,
+    /// The most one reply may grow to, in bytes (> 0): a longer one is stopped and kept as
+    /// cut off.
+    pub max_reply_bytes: u64,
     /// Specialists the agent may hand a conversation to (`transfer_to_agent`). They use the
     /// agent's provider, model and tools with their own instruction.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -81,6 +88,7 @@ impl Default for AgentSettings {
             max_turns: DEFAULT_MAX_TURNS,
             connect_timeout: DEFAULT_CONNECT_TIMEOUT_SECS,
             idle_timeout: DEFAULT_IDLE_TIMEOUT_SECS,
+            max_reply_bytes: DEFAULT_MAX_REPLY_BYTES,
             sub_agents: Vec::new(),
         }
     }
@@ -126,6 +134,9 @@ pub(crate) fn parse(value: Option<&Value>, report: &mut Report) -> AgentSettings
     }
     if let Some(s) = positive(&f, "idleTimeout", report) {
         agent.idle_timeout = u64::from(s);
+    }
+    if let Some(n) = positive(&f, "maxReplyBytes", report) {
+        agent.max_reply_bytes = u64::from(n);
     }
     if let Some(raw) = f.raw("subAgents") {
         agent.sub_agents = sub_agents(&f.path("subAgents"), raw, report);

@@ -6,19 +6,31 @@
 //! id/name overwrite (never erased by ""), arguments append, `thought` is sticky, a non-empty
 //! signature replaces the old one. [FIX] A key-less start whose id matches an existing
 //! entry merges into it (servers that omit `index`).
+//!
+//! Order of the finished calls: calls with an index are sorted by it (REFERENCE "sort by
+//! key"); [FIX] calls without one keep the place they arrived at, before or between the
+//! indexed ones (the reference put them after every indexed call).
 
-use std::collections::BTreeMap;
+use std::collections::HashMap;
 
 use super::types::{ToolCallChunk, ToolCallRequest};
 
-/// Keys for entries without an index sort after every indexed one.
-const SYNTHETIC_BASE: u64 = 1 << 40;
+/// What an entry is keyed by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Key {
+    Index(u32),
+    /// The n-th index-less call.
+    Synthetic(u64),
+}
 
 #[derive(Debug, Default)]
 pub struct ToolCallAssembler {
-    entries: BTreeMap<u64, ToolCallRequest>,
+    /// In order of arrival (of each call's first chunk).
+    entries: Vec<(Key, ToolCallRequest)>,
+    positions: HashMap<Key, usize>,
     next_synthetic: u64,
-    last: Option<u64>,
+    /// Position of the entry touched last.
+    last: Option<usize>,
 }
 
 impl ToolCallAssembler {
@@ -28,38 +40,39 @@ impl ToolCallAssembler {
 
     pub fn push(&mut self, chunk: &ToolCallChunk) {
         let is_start = chunk.index.is_some() || !chunk.id.is_empty() || !chunk.name.is_empty();
-        let key = if is_start {
-            match chunk.index {
-                Some(i) => u64::from(i),
+        let position = if is_start {
+            let key = match chunk.index {
+                Some(i) => Key::Index(i),
                 None => {
                     let same_id = (!chunk.id.is_empty())
-                        .then(|| {
-                            self.entries
-                                .iter()
-                                .find(|(_, e)| e.id == chunk.id)
-                                .map(|(k, _)| *k)
-                        })
-                        .flatten();
-                    match same_id {
-                        Some(k) => k,
-                        None => {
-                            let k = SYNTHETIC_BASE + self.next_synthetic;
-                            self.next_synthetic += 1;
-                            k
-                        }
-                    }
+                        .then(|| self.entries.iter().find(|(_, e)| e.id == chunk.id))
+                        .flatten()
+                        .map(|(k, _)| *k);
+                    same_id.unwrap_or_else(|| {
+                        let k = Key::Synthetic(self.next_synthetic);
+                        self.next_synthetic += 1;
+                        k
+                    })
+                }
+            };
+            match self.positions.get(&key) {
+                Some(&p) => p,
+                None => {
+                    self.entries.push((key, ToolCallRequest::default()));
+                    self.positions.insert(key, self.entries.len() - 1);
+                    self.entries.len() - 1
                 }
             }
         } else {
             match self.last {
-                Some(k) => k,
+                Some(p) => p,
                 None => {
                     tracing::warn!(fragment = %chunk.arguments, "tool-call delta before any call started; dropped");
                     return;
                 }
             }
         };
-        let entry = self.entries.entry(key).or_default();
+        let entry = &mut self.entries[position].1;
         if !chunk.id.is_empty() {
             entry.id.clone_from(&chunk.id);
         }
@@ -71,14 +84,29 @@ impl ToolCallAssembler {
         if !chunk.thought_signature.is_empty() {
             entry.thought_signature.clone_from(&chunk.thought_signature);
         }
-        self.last = Some(key);
+        self.last = Some(position);
     }
 
-    /// The finished calls in key order: nameless ones dropped, arguments normalised to a JSON
-    /// object text (empty, invalid or non-object → `{}`), missing ids → `call_<name>`.
+    /// The finished calls in the order above: nameless ones dropped, arguments normalised to
+    /// a JSON object text (empty, invalid or non-object → `{}`), missing ids → `call_<name>`.
     pub fn finish(self) -> Vec<ToolCallRequest> {
-        self.entries
-            .into_values()
+        // The slots indexed calls arrived in, refilled with those calls sorted by index.
+        let mut indexed: Vec<(u32, ToolCallRequest)> = Vec::new();
+        let mut slots: Vec<Option<ToolCallRequest>> = Vec::with_capacity(self.entries.len());
+        for (key, call) in self.entries {
+            match key {
+                Key::Index(i) => {
+                    indexed.push((i, call));
+                    slots.push(None);
+                }
+                Key::Synthetic(_) => slots.push(Some(call)),
+            }
+        }
+        indexed.sort_by_key(|(i, _)| *i);
+        let mut sorted = indexed.into_iter().map(|(_, call)| call);
+        slots
+            .into_iter()
+            .filter_map(|slot| slot.or_else(|| sorted.next()))
             .filter_map(|mut call| {
                 if call.name.is_empty() {
                     tracing::warn!(id = %call.id, "tool call without a name; dropped");
@@ -212,6 +240,35 @@ mod tests {
                 "weather".into(),
                 serde_json::json!({"loc": "SF"})
             )]
+        );
+    }
+
+    // [FIX] issue 14 item 20: index-less calls come out in the order they arrived.
+    #[test]
+    fn index_less_calls_keep_their_arrival_order_among_indexed_ones() {
+        let names = |chunks: &[ToolCallChunk]| {
+            assemble(chunks)
+                .into_iter()
+                .map(|c| c.1)
+                .collect::<Vec<String>>()
+        };
+        assert_eq!(
+            names(&[
+                chunk(None, "a1", "first", "{}"),
+                chunk(Some(0), "b1", "second", "{}"),
+                chunk(None, "c1", "third", "{}"),
+                chunk(Some(1), "d1", "fourth", "{}"),
+            ]),
+            ["first", "second", "third", "fourth"]
+        );
+        // Indexed calls still follow their index, in the slots they arrived in.
+        assert_eq!(
+            names(&[
+                chunk(Some(1), "b1", "index_1", "{}"),
+                chunk(None, "x", "no_index", "{}"),
+                chunk(Some(0), "a1", "index_0", "{}"),
+            ]),
+            ["index_0", "no_index", "index_1"]
         );
     }
 

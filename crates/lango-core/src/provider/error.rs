@@ -117,6 +117,14 @@ impl ProviderError {
         }
     }
 
+    /// A stream that ended (EOF) without the provider's end marker: the text so far may be
+    /// only part of the reply, so it must never pass for complete.
+    pub fn cut_off() -> Self {
+        Self::Interrupted {
+            message: "the connection ended before the provider said the reply was complete".into(),
+        }
+    }
+
     /// Whether trying again (before any byte of a response) may help.
     pub fn is_retryable(&self) -> bool {
         matches!(

@@ -13,8 +13,10 @@ use futures_util::{Stream, StreamExt};
 use tokio_util::sync::CancellationToken;
 
 use super::error::ProviderError;
+use super::limit::{Capped, ReplyLimit};
 use super::types::{BoxFuture, EventStream, StreamEvent};
 use super::USER_AGENT;
+use crate::config::DEFAULT_MAX_REPLY_BYTES;
 
 /// Timeouts and retry limits (from the settings; defaults suit hosted APIs and local models).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -26,6 +28,8 @@ pub struct HttpSettings {
     pub max_retries: u32,
     pub initial_backoff: Duration,
     pub max_backoff: Duration,
+    /// The hard cap on one streamed reply (`agent.maxReplyBytes`, see [`super::limit`]).
+    pub max_reply_bytes: u64,
 }
 
 impl Default for HttpSettings {
@@ -36,16 +40,19 @@ impl Default for HttpSettings {
             max_retries: 3,
             initial_backoff: Duration::from_millis(500),
             max_backoff: Duration::from_secs(20),
+            max_reply_bytes: DEFAULT_MAX_REPLY_BYTES,
         }
     }
 }
 
 impl HttpSettings {
-    /// The timeouts the user set in `agent.connectTimeout` / `agent.idleTimeout`.
+    /// The timeouts the user set in `agent.connectTimeout` / `agent.idleTimeout`, and the
+    /// reply cap in `agent.maxReplyBytes`.
     pub fn from_agent(agent: &crate::config::AgentSettings) -> Self {
         Self {
             connect_timeout: Duration::from_secs(agent.connect_timeout),
             idle_timeout: Duration::from_secs(agent.idle_timeout),
+            max_reply_bytes: agent.max_reply_bytes,
             ..Self::default()
         }
     }
@@ -253,14 +260,20 @@ enum State<D> {
 /// The event stream of one streaming request, the way every client sends it: [`send`] (with
 /// retries before the first byte) the request `make` builds, pass a start failure through
 /// `explain` (a client's chance to make it friendlier), then [`drive`] the body through
-/// `decoder`.
+/// `decoder`, capped ([`Capped`]) at the settings' reply cap and the request's `max_tokens`.
 pub fn stream<D: Decoder>(
     make: impl Fn() -> reqwest::RequestBuilder + Send + Sync + 'static,
     settings: &HttpSettings,
     decoder: D,
+    max_tokens: Option<u32>,
     cancel: CancellationToken,
     explain: impl FnOnce(ProviderError) -> ProviderError + Send + 'static,
 ) -> EventStream {
+    let limit = ReplyLimit {
+        max_bytes: settings.max_reply_bytes,
+        max_tokens,
+    };
+    let decoder = Capped::new(decoder, limit);
     let send_settings = settings.clone();
     let send_cancel = cancel.clone();
     let response: BoxFuture<'static, _> = Box::pin(async move {

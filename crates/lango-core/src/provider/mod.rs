@@ -11,6 +11,7 @@ mod config;
 mod error;
 pub mod gemini;
 pub mod http;
+pub mod limit;
 pub mod ndjson;
 pub mod ollama;
 pub mod openai;
@@ -22,7 +23,7 @@ pub use config::ProviderConfig;
 pub use error::ProviderError;
 pub use types::{
     stream_of, BoxFuture, EventStream, GenerateParams, Message, ModelInfo, Provider, Role,
-    StreamEvent, ToolCallChunk, ToolCallRequest, ToolSpec, Usage,
+    StopReason, StreamEvent, ToolCallChunk, ToolCallRequest, ToolSpec, Usage,
 };
 
 /// The result sent for a tool call that never completed (REFERENCE §5.2): providers require

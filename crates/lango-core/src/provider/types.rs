@@ -133,6 +133,29 @@ pub struct Usage {
     pub cache_tokens: u64,
 }
 
+/// Why a complete reply ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StopReason {
+    /// The model finished (or stopped to call tools, or at a stop sequence).
+    #[default]
+    Finished,
+    /// The model hit the request's output token limit: the reply is cut short
+    /// (OpenAI `length`, Anthropic `max_tokens`, Gemini `MAX_TOKENS`, Ollama `length`).
+    OutputLimit,
+}
+
+impl StopReason {
+    /// The OpenAI-compatible `finish_reason` / Ollama `done_reason` value.
+    pub fn from_openai(reason: &str) -> Self {
+        if reason == "length" {
+            Self::OutputLimit
+        } else {
+            Self::Finished
+        }
+    }
+}
+
 /// What a provider stream yields.
 #[derive(Debug, Clone, PartialEq)]
 pub enum StreamEvent {
@@ -141,9 +164,11 @@ pub enum StreamEvent {
     /// Reasoning text: kept for diagnostics, never shown as the answer.
     Thought(String),
     Usage(Usage),
-    /// The provider finished normally. `usage` is the last usage seen, if any.
+    /// The provider said the reply is complete (its end marker arrived). `usage` is the last
+    /// usage seen, if any; `stop` says whether the output limit cut it.
     Done {
         usage: Option<Usage>,
+        stop: StopReason,
     },
     /// The stream failed; nothing follows.
     Error(ProviderError),

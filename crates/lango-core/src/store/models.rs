@@ -149,6 +149,9 @@ pub enum MessageStatus {
     /// Stopped by the user or cut off mid-stream; the text so far is kept.
     Interrupted,
     Error,
+    /// The provider ended it at the output token limit: complete as sent, but cut short
+    /// (the user may ask for the rest).
+    Truncated,
 }
 
 impl MessageStatus {
@@ -158,6 +161,7 @@ impl MessageStatus {
             Self::Partial => "partial",
             Self::Interrupted => "interrupted",
             Self::Error => "error",
+            Self::Truncated => "truncated",
         }
     }
 
@@ -166,6 +170,7 @@ impl MessageStatus {
             "partial" => Self::Partial,
             "interrupted" => Self::Interrupted,
             "error" => Self::Error,
+            "truncated" => Self::Truncated,
             _ => Self::Complete,
         }
     }

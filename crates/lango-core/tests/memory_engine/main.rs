@@ -154,6 +154,7 @@ impl Llm for ScriptedLlm {
                     partial: false,
                     turn_complete: true,
                     usage: None,
+                    truncated: false,
                 }),
                 Reply::Fail(message) => Err(AgentError::Other(message)),
             }

@@ -7,6 +7,7 @@ mod messages;
 mod open;
 mod search;
 mod sessions;
+mod status;
 
 use std::sync::Arc;
 

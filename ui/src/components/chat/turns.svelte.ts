@@ -15,6 +15,8 @@ export interface TurnEnd {
   error: AppError | null;
   /** Whether regenerating makes sense (false when the message never reached the store). */
   retry: boolean;
+  /** The reply ended at the model's output limit. */
+  truncated?: boolean;
 }
 
 export interface Turn {
@@ -73,7 +75,7 @@ export async function runTurn(
         : mode === 'regenerate'
           ? await regenerate(key, onEvent)
           : await editLast(key, text ?? '', onEvent);
-    end = { status: outcome.status, error: outcome.error, retry: true };
+    end = { status: outcome.status, error: outcome.error, retry: true, truncated: outcome.truncated };
   } catch (e) {
     // The backend refused the turn: a sent message goes back into the composer rather than
     // offering a retry.

@@ -97,7 +97,8 @@ export interface ToolImage {
 
 export type ApprovalDecision = 'once' | 'always' | 'deny';
 
-export type MessageStatus = 'complete' | 'partial' | 'interrupted' | 'error';
+/** `truncated`: the model's output limit cut the reply short (it can be continued). */
+export type MessageStatus = 'complete' | 'partial' | 'interrupted' | 'error' | 'truncated';
 
 export interface StoredMessage {
   id: number;
@@ -194,6 +195,8 @@ export type TurnStatus = 'complete' | 'stopped' | 'failed';
 export interface TurnOutcome {
   status: TurnStatus;
   error: AppError | null;
+  /** The reply ended at the model's output limit (stored as `truncated`). */
+  truncated: boolean;
 }
 
 export type ExportFormat = 'markdown' | 'json';

@@ -14,7 +14,7 @@ use crate::agent::error::AgentError;
 use crate::agent::traits::LlmStream;
 use crate::agent::types::{roles, Content, LlmResponse, Part};
 use crate::provider::assembler::ToolCallAssembler;
-use crate::provider::{EventStream, ProviderError, StreamEvent, ToolCallChunk, Usage};
+use crate::provider::{EventStream, ProviderError, StopReason, StreamEvent, ToolCallChunk, Usage};
 
 /// Where the responses come from and whom they are reported as (for the usage log).
 pub(super) struct Source {
@@ -33,6 +33,7 @@ pub(super) fn responses(source: Source, stream: bool) -> LlmStream {
         text: String::new(),
         assembler: ToolCallAssembler::new(),
         usage: None,
+        truncated: false,
         finished: false,
     };
     Box::pin(futures_util::stream::unfold(driver, |mut d| async move {
@@ -46,6 +47,8 @@ struct Driver {
     text: String,
     assembler: ToolCallAssembler,
     usage: Option<Usage>,
+    /// The provider stopped at the output limit.
+    truncated: bool,
     finished: bool,
 }
 
@@ -78,10 +81,11 @@ impl Driver {
                     tracing::trace!(chars = thought.len(), "model thought (not shown)");
                 }
                 Some(StreamEvent::Usage(usage)) => self.usage = Some(usage),
-                Some(StreamEvent::Done { usage }) => {
+                Some(StreamEvent::Done { usage, stop }) => {
                     if usage.is_some() {
                         self.usage = usage;
                     }
+                    self.truncated = stop == StopReason::OutputLimit;
                     return Some(Ok(self.finish()));
                 }
                 Some(StreamEvent::Error(e)) => {
@@ -113,6 +117,7 @@ impl Driver {
             partial: false,
             turn_complete: true,
             usage: self.usage,
+            truncated: self.truncated,
         }
     }
 }
@@ -123,6 +128,7 @@ fn partial(parts: Vec<Part>) -> LlmResponse {
         partial: true,
         turn_complete: false,
         usage: None,
+        truncated: false,
     }
 }
 

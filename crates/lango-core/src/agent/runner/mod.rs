@@ -423,6 +423,7 @@ impl Runner {
                 let response = next;
                 let mut event = Event::new(active.name.clone(), response.content);
                 event.usage = response.usage;
+                event.truncated = response.truncated;
                 if response.partial {
                     if let Some(content) = &event.content {
                         streamed.push_str(&content.text());

@@ -131,9 +131,12 @@ pub fn event_to_message(event: &Event) -> NewMessage {
         content,
         tool_calls,
         // An event carrying an error is a reply cut off mid-stream (provider failure, stop):
-        // its text is kept, marked so the UI and exports can say so.
+        // its text is kept, marked so the UI and exports can say so. A reply the output limit
+        // cut is complete as far as the provider goes, but not as far as the user goes.
         status: if event.error.is_some() {
             MessageStatus::Interrupted
+        } else if event.truncated {
+            MessageStatus::Truncated
         } else {
             MessageStatus::Complete
         },

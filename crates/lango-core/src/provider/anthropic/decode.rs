@@ -2,15 +2,16 @@
 //!
 //! Owns the SSE event semantics only (framing is [`SseParser`]'s, assembly the caller's).
 //! Tool calls become chunks keyed by the content block `index`; thinking becomes `Thought`;
-//! `error` events end the stream as `Interrupted`. A stream that ends (EOF) after data but
-//! without `message_stop` still finishes with `Done`.
+//! `error` events end the stream as `Interrupted`. Only `message_stop` completes a reply
+//! (`Done`, an output-limit stop when `message_delta` said `max_tokens`); a stream that ends
+//! (EOF) without it is cut off (`Interrupted`), whatever arrived before.
 
 use serde_json::Value;
 
 use crate::provider::error::error_message;
 use crate::provider::http::Decoder;
 use crate::provider::sse::{SseEvent, SseParser};
-use crate::provider::{ProviderError, StreamEvent, ToolCallChunk, Usage};
+use crate::provider::{ProviderError, StopReason, StreamEvent, ToolCallChunk, Usage};
 
 #[derive(Debug, Default)]
 pub struct AnthropicDecoder {
@@ -19,6 +20,8 @@ pub struct AnthropicDecoder {
     /// `cache_creation_input_tokens`, counted in the total only.
     cache_creation: u64,
     saw_data: bool,
+    /// From `message_delta.stop_reason`.
+    stop: StopReason,
     finished: bool,
 }
 
@@ -56,7 +59,10 @@ impl AnthropicDecoder {
         if let Some(u) = self.usage {
             out.push(StreamEvent::Usage(u));
         }
-        out.push(StreamEvent::Done { usage: self.usage });
+        out.push(StreamEvent::Done {
+            usage: self.usage,
+            stop: self.stop,
+        });
         out
     }
 
@@ -153,6 +159,9 @@ impl AnthropicDecoder {
                     .get("delta")
                     .and_then(|d| d.get("stop_reason"))
                     .and_then(Value::as_str);
+                if reason == Some("max_tokens") {
+                    self.stop = StopReason::OutputLimit;
+                }
                 if let Some(reason) =
                     reason.filter(|r| !matches!(*r, "end_turn" | "tool_use" | "stop_sequence"))
                 {
@@ -209,8 +218,9 @@ impl Decoder for AnthropicDecoder {
             return out;
         }
         if self.saw_data {
-            tracing::debug!("Anthropic stream ended without message_stop; finishing");
-            out.extend(self.done());
+            tracing::warn!("Anthropic stream ended without message_stop; the reply is cut off");
+            self.finished = true;
+            out.push(StreamEvent::Error(ProviderError::cut_off()));
         } else {
             out.extend(self.fail("the provider closed the stream without sending anything".into()));
         }
@@ -241,7 +251,7 @@ mod tests {
     }
 
     #[test]
-    fn an_empty_body_is_an_interruption_and_eof_after_data_is_done() {
+    fn an_empty_body_and_eof_after_data_without_message_stop_are_interruptions() {
         assert!(matches!(
             decode("").as_slice(),
             [StreamEvent::Error(ProviderError::Interrupted { .. })]
@@ -251,7 +261,7 @@ mod tests {
             out,
             vec![
                 StreamEvent::TextDelta("hi".into()),
-                StreamEvent::Done { usage: None }
+                StreamEvent::Error(ProviderError::cut_off())
             ]
         );
     }
@@ -281,7 +291,10 @@ mod tests {
             out,
             vec![
                 StreamEvent::Usage(usage),
-                StreamEvent::Done { usage: Some(usage) }
+                StreamEvent::Done {
+                    usage: Some(usage),
+                    stop: StopReason::Finished
+                }
             ]
         );
     }

@@ -58,6 +58,7 @@ impl Provider for Anthropic {
     }
 
     fn generate(&self, params: GenerateParams, cancel: CancellationToken) -> EventStream {
+        let max_tokens = params.max_tokens;
         let model = self.config.model(&params.model).to_string();
         if model.is_empty() {
             return super::stream_of(vec![StreamEvent::Error(ProviderError::Config {
@@ -72,6 +73,7 @@ impl Provider for Anthropic {
             move || this.request(reqwest::Method::POST, &url).json(&body),
             &self.config.http,
             AnthropicDecoder::new(),
+            max_tokens,
             cancel,
             |e| e,
         )

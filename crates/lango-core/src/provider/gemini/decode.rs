@@ -17,6 +17,8 @@
 //! - `usageMetadata`: the last one with token counts wins; reported at the end as `Usage`
 //!   then `Done{usage}`. An `error` object → `Interrupted`. A blocked prompt (no candidates,
 //!   `promptFeedback.blockReason`) → `Interrupted` naming the reason.
+//! - Completeness: only a `finishReason` says the reply is complete (`MAX_TOKENS` = cut at
+//!   the output limit); a stream that ends without one is cut off (`Interrupted`).
 
 use std::collections::HashMap;
 
@@ -25,7 +27,7 @@ use serde_json::{json, Value};
 use crate::provider::error::error_message;
 use crate::provider::http::Decoder;
 use crate::provider::sse::{SseEvent, SseParser};
-use crate::provider::{ProviderError, StreamEvent, ToolCallChunk, Usage};
+use crate::provider::{ProviderError, StopReason, StreamEvent, ToolCallChunk, Usage};
 
 /// A Vertex call whose arguments are still streaming.
 #[derive(Debug)]
@@ -48,6 +50,8 @@ pub struct GeminiDecoder {
     pending: Option<PendingCall>,
     usage: Option<Usage>,
     saw_data: bool,
+    /// Set by a candidate's `finishReason`: the reply is complete.
+    stop: Option<StopReason>,
     finished: bool,
 }
 
@@ -231,6 +235,11 @@ impl GeminiDecoder {
             if reason != "STOP" {
                 tracing::info!(finish_reason = reason, "Gemini reply stopped early");
             }
+            self.stop = Some(if reason == "MAX_TOKENS" {
+                StopReason::OutputLimit
+            } else {
+                StopReason::Finished
+            });
         }
         if let Some(meta) = data.get("usageMetadata") {
             self.update_usage(meta);
@@ -274,11 +283,20 @@ impl Decoder for GeminiDecoder {
         if !self.saw_data {
             return self.fail("the provider closed the stream without sending anything".into());
         }
+        let Some(stop) = self.stop else {
+            tracing::warn!("Gemini stream ended without a finishReason; the reply is cut off");
+            self.pending = None;
+            out.push(StreamEvent::Error(ProviderError::cut_off()));
+            return out;
+        };
         out.extend(self.flush_pending());
         if let Some(u) = self.usage {
             out.push(StreamEvent::Usage(u));
         }
-        out.push(StreamEvent::Done { usage: self.usage });
+        out.push(StreamEvent::Done {
+            usage: self.usage,
+            stop,
+        });
         out
     }
 }

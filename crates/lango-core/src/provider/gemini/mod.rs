@@ -89,6 +89,7 @@ impl Provider for Gemini {
     }
 
     fn generate(&self, params: GenerateParams, cancel: CancellationToken) -> EventStream {
+        let max_tokens = params.max_tokens;
         let model = bare_model(self.config.model(&params.model)).to_string();
         if model.is_empty() {
             return super::stream_of(vec![StreamEvent::Error(ProviderError::Config {
@@ -105,6 +106,7 @@ impl Provider for Gemini {
             move || this.request(reqwest::Method::POST, &url).json(&body),
             &self.config.http,
             GeminiDecoder::new(),
+            max_tokens,
             cancel,
             |e| e,
         )

@@ -2,14 +2,15 @@
 //!
 //! Owns the line format: `message.content` / `response` → text, `message.thinking` →
 //! thought, whole tool calls with object arguments → one chunk each with a distinct index,
-//! `done:true` → usage and Done, `{"error":…}` lines inside an HTTP-200 stream. It must not
-//! assemble tool calls, retry, or touch the network.
+//! `done:true` → usage and Done (`done_reason:"length"` = cut at the output limit),
+//! `{"error":…}` lines inside an HTTP-200 stream. A stream that ends without `done:true` is
+//! cut off (`Interrupted`). It must not assemble tool calls, retry, or touch the network.
 
 use serde_json::Value;
 
 use crate::provider::http::Decoder;
 use crate::provider::ndjson::NdjsonParser;
-use crate::provider::{ProviderError, StreamEvent, ToolCallChunk, Usage};
+use crate::provider::{ProviderError, StopReason, StreamEvent, ToolCallChunk, Usage};
 
 #[derive(Debug, Default)]
 pub struct OllamaDecoder {
@@ -82,7 +83,11 @@ impl OllamaDecoder {
             if let Some(u) = usage {
                 out.push(StreamEvent::Usage(u));
             }
-            self.end(out, StreamEvent::Done { usage });
+            let stop = v
+                .get("done_reason")
+                .and_then(Value::as_str)
+                .map_or_else(StopReason::default, StopReason::from_openai);
+            self.end(out, StreamEvent::Done { usage, stop });
         }
     }
 
@@ -143,8 +148,8 @@ impl Decoder for OllamaDecoder {
         }
         if !self.ended {
             if self.saw_line {
-                tracing::debug!("Ollama's stream ended without done:true; treating EOF as the end");
-                self.end(&mut out, StreamEvent::Done { usage: None });
+                tracing::warn!("Ollama's stream ended without done:true; the reply is cut off");
+                self.end(&mut out, StreamEvent::Error(ProviderError::cut_off()));
             } else {
                 let message = "the provider returned an empty response".to_string();
                 self.end(

@@ -52,6 +52,7 @@ impl Provider for Ollama {
     }
 
     fn generate(&self, params: GenerateParams, cancel: CancellationToken) -> EventStream {
+        let max_tokens = params.max_tokens;
         let model = self.ep.config.model(&params.model).to_string();
         let messages = repair::prepare_messages(&params.messages);
         let body = request::build_body(&params, &model, &messages);
@@ -69,6 +70,7 @@ impl Provider for Ollama {
             move || this.ep.post_json(&url, body.clone()),
             &self.ep.config.http,
             OllamaDecoder::new(),
+            max_tokens,
             cancel,
             move |e| explain_start_error(e, &model),
         )

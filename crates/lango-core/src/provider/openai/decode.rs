@@ -4,13 +4,16 @@
 //! text / refusal / reasoning deltas, tool-call chunks passed on as given (the assembler
 //! merges them), usage wherever a server puts it, error objects inside HTTP-200 streams,
 //! empty bodies. It must not assemble tool calls, retry, or touch the network.
+//!
+//! A reply is complete only when the server said so: a choice-0 `finish_reason` or
+//! `data: [DONE]`. EOF without either is a cut-off reply (`Interrupted`), never `Done`.
 
 use serde_json::Value;
 
 use crate::provider::error::error_message;
 use crate::provider::http::Decoder;
 use crate::provider::sse::{SseEvent, SseParser};
-use crate::provider::{ProviderError, StreamEvent, ToolCallChunk, Usage};
+use crate::provider::{ProviderError, StopReason, StreamEvent, ToolCallChunk, Usage};
 
 /// How much of a body without any SSE event we keep, to explain it at EOF.
 const RAW_CAP: usize = 64 * 1024;
@@ -19,8 +22,10 @@ const RAW_CAP: usize = 64 * 1024;
 pub struct ChatCompletionsDecoder {
     sse: SseParser,
     usage: Option<Usage>,
-    /// A JSON chunk was decoded (so a missing `[DONE]` is a clean end, not an empty reply).
+    /// A JSON chunk was decoded (so EOF is a cut reply, not an empty one).
     saw_chunk: bool,
+    /// Choice 0's `finish_reason`, once one arrived: the reply is complete.
+    finish: Option<StopReason>,
     /// The terminal event was emitted; everything after it is ignored.
     ended: bool,
     /// The body so far while no SSE event has been seen (a server that ignored `stream`).
@@ -44,7 +49,14 @@ impl ChatCompletionsDecoder {
             return;
         }
         if data == "[DONE]" {
-            self.end(out, StreamEvent::Done { usage: self.usage });
+            let stop = self.finish.unwrap_or_default();
+            self.end(
+                out,
+                StreamEvent::Done {
+                    usage: self.usage,
+                    stop,
+                },
+            );
             return;
         }
         let chunk: Value = match serde_json::from_str(data) {
@@ -77,6 +89,9 @@ impl ChatCompletionsDecoder {
             return;
         }
         self.saw_chunk = true;
+        if let Some(reason) = finish_reason(&chunk) {
+            self.finish = Some(StopReason::from_openai(reason));
+        }
         decode_chunk(&chunk, out);
         if let Some(usage) = usage_of(&chunk) {
             self.usage = Some(usage);
@@ -119,7 +134,15 @@ impl ChatCompletionsDecoder {
                 if let Some(u) = self.usage {
                     out.push(StreamEvent::Usage(u));
                 }
-                self.end(out, StreamEvent::Done { usage: self.usage });
+                let stop =
+                    finish_reason(&v).map_or_else(StopReason::default, StopReason::from_openai);
+                self.end(
+                    out,
+                    StreamEvent::Done {
+                        usage: self.usage,
+                        stop,
+                    },
+                );
             }
             _ => {
                 let snippet: String = text.chars().take(200).collect();
@@ -154,10 +177,14 @@ impl Decoder for ChatCompletionsDecoder {
         if self.ended {
             return out;
         }
-        if self.saw_chunk {
-            tracing::debug!("stream ended without [DONE]; treating EOF as the end");
+        if let Some(stop) = self.finish {
+            // Many servers never send [DONE]; the finish_reason already said it is complete.
+            tracing::debug!("stream ended without [DONE] after a finish_reason");
             let usage = self.usage;
-            self.end(&mut out, StreamEvent::Done { usage });
+            self.end(&mut out, StreamEvent::Done { usage, stop });
+        } else if self.saw_chunk {
+            tracing::warn!("stream ended without a finish_reason or [DONE]; the reply is cut off");
+            self.end(&mut out, StreamEvent::Error(ProviderError::cut_off()));
         } else if self.saw_event {
             let message = "the provider returned an empty response".to_string();
             self.end(
@@ -169,6 +196,18 @@ impl Decoder for ChatCompletionsDecoder {
         }
         out
     }
+}
+
+/// Choice 0's non-null `finish_reason` (a streamed chunk or a whole completion).
+fn finish_reason(chunk: &Value) -> Option<&str> {
+    chunk
+        .get("choices")?
+        .as_array()?
+        .iter()
+        .find(|c| c.get("index").and_then(Value::as_u64).unwrap_or(0) == 0)?
+        .get("finish_reason")?
+        .as_str()
+        .filter(|r| !r.is_empty())
 }
 
 /// The events of one chunk's first choice (`index` 0; other choices of `n > 1` are ignored).
@@ -314,7 +353,13 @@ mod tests {
             total_tokens: 5,
             cache_tokens: 0,
         };
-        assert_eq!(out[3], StreamEvent::Done { usage: Some(usage) });
+        assert_eq!(
+            out[3],
+            StreamEvent::Done {
+                usage: Some(usage),
+                stop: StopReason::Finished
+            }
+        );
     }
 
     #[test]
@@ -347,7 +392,10 @@ mod tests {
             vec![
                 StreamEvent::TextDelta("a".into()),
                 StreamEvent::Usage(usage),
-                StreamEvent::Done { usage: Some(usage) }
+                StreamEvent::Done {
+                    usage: Some(usage),
+                    stop: StopReason::Finished
+                }
             ]
         );
     }
@@ -356,6 +404,12 @@ mod tests {
     fn events_after_the_terminal_one_are_ignored() {
         let out =
             decode("data: [DONE]\n\ndata: {\"choices\":[{\"delta\":{\"content\":\"late\"}}]}\n\n");
-        assert_eq!(out, vec![StreamEvent::Done { usage: None }]);
+        assert_eq!(
+            out,
+            vec![StreamEvent::Done {
+                usage: None,
+                stop: StopReason::Finished
+            }]
+        );
     }
 }

@@ -48,6 +48,7 @@ impl Provider for OpenAiCompatible {
     }
 
     fn generate(&self, params: GenerateParams, cancel: CancellationToken) -> EventStream {
+        let max_tokens = params.max_tokens;
         let model = self.ep.config.model(&params.model).to_string();
         let messages = repair::prepare_messages(&params.messages);
         let body = request::build_body(&params, &model, &messages);
@@ -69,6 +70,7 @@ impl Provider for OpenAiCompatible {
             },
             &self.ep.config.http,
             ChatCompletionsDecoder::new(),
+            max_tokens,
             cancel,
             move |e| explain_start_error(e, &model),
         )
