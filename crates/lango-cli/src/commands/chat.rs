@@ -4,7 +4,7 @@
 //! so `lango chat "…" > answer.txt` captures just the answer. With `--json`, every event is
 //! one JSON line on stdout instead.
 
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 
 use lango_core::agent::runner::run_and_collect_with;
 use lango_core::agent::{Event, RequestContext};
@@ -12,6 +12,9 @@ use lango_core::engine::Engine;
 
 use super::Context;
 use crate::exit::{CliError, Kind};
+use crate::input::PipedLines;
+use crate::signals::Signals;
+use crate::terminal::{self, errln, outln, Sanitizer};
 
 pub struct Options {
     pub session: Option<String>,
@@ -24,15 +27,25 @@ pub struct Options {
 const TITLE_CHARS: usize = 60;
 
 pub async fn run(ctx: &Context, options: Options) -> Result<(), CliError> {
+    // Before the engine starts, so a signal at any point is handled (see signals.rs).
+    let signals = Signals::listen();
     let engine = Engine::start(&ctx.paths).await?;
     let key = session_key(&engine, &options).await?;
     let result = match &options.message {
-        Some(message) => turn(ctx, &engine, &key, message, options.stream).await,
-        None => interactive(ctx, &engine, &key, options.stream).await,
+        Some(message) => turn(ctx, &engine, &signals, &key, message, options.stream).await,
+        None => interactive(ctx, &engine, &signals, &key, options.stream).await,
     };
+    signals.closing();
     // Finishes the memory cycle the last turn triggered before exiting (spec 002 "Graceful shutdown").
     engine.shutdown().await;
-    result
+    match signals.ending() {
+        // Stopped between turns (waiting for input): the signal's exit code all the same.
+        Some(stop) if result.is_ok() => Err(CliError::new(
+            stop.kind(),
+            format!("stopped by {}", stop.name()),
+        )),
+        _ => result,
+    }
 }
 
 async fn session_key(engine: &Engine, options: &Options) -> Result<String, CliError> {
@@ -60,17 +73,18 @@ fn fastrand_u16() -> u16 {
 async fn interactive(
     ctx: &Context,
     engine: &Engine,
+    signals: &Signals,
     key: &str,
     stream: bool,
 ) -> Result<(), CliError> {
     let mut prompt = Prompt::new(ctx);
     if prompt.is_terminal() {
-        eprintln!(
+        errln!(
             "Lango · {} · conversation {key}. Ctrl-C stops a reply; Ctrl-D or /exit quits.",
             model_label(engine)
         );
     }
-    while let Some(line) = prompt.next_line().await {
+    while let Some(line) = prompt.next_line(signals).await? {
         let line = line.trim();
         if line.is_empty() {
             continue;
@@ -78,11 +92,16 @@ async fn interactive(
         if line == "/exit" || line == "/quit" {
             break;
         }
-        match turn(ctx, engine, key, line, stream).await {
+        match turn(ctx, engine, signals, key, line, stream).await {
             Ok(()) => {}
+            // SIGTERM/SIGHUP: the reply is kept and the chat ends (`run` reports it).
+            Err(_) if signals.ending().is_some() => break,
             // In a conversation, a stopped or failed reply is reported and the prompt returns.
-            Err(e) if e.kind != Kind::Store => eprintln!("lango: {}", e.message),
+            Err(e) if e.kind != Kind::Store => errln!("lango: {}", e.message),
             Err(e) => return Err(e),
+        }
+        if signals.ending().is_some() {
+            break;
         }
     }
     prompt.save_history();
@@ -93,6 +112,7 @@ async fn interactive(
 /// the data folder) on a terminal, plain lines from a pipe otherwise.
 struct Prompt {
     editor: Option<rustyline::DefaultEditor>,
+    piped: PipedLines,
     history_file: std::path::PathBuf,
 }
 
@@ -105,6 +125,7 @@ impl Prompt {
             .and_then(Result::ok);
         let mut prompt = Self {
             editor,
+            piped: PipedLines::default(),
             history_file,
         };
         if let Some(editor) = prompt.editor.as_mut() {
@@ -117,23 +138,32 @@ impl Prompt {
         self.editor.is_some()
     }
 
-    /// The next message; None at end of input, Ctrl-D or Ctrl-C at the prompt.
-    async fn next_line(&mut self) -> Option<String> {
+    /// The next message; None at end of input, Ctrl-D or Ctrl-C at the prompt, or once a
+    /// signal ended the chat. Piped input that is not UTF-8 is an error.
+    async fn next_line(&mut self, signals: &Signals) -> Result<Option<String>, CliError> {
         let Some(mut editor) = self.editor.take() else {
-            return read_line().await;
+            return tokio::select! {
+                line = self.piped.next() => line,
+                () = signals.ended() => Ok(None),
+            };
         };
-        let (editor, line) = tokio::task::spawn_blocking(move || {
-            eprintln!();
+        let read = tokio::task::spawn_blocking(move || {
+            errln!();
             let line = editor.readline("you › ").ok();
             if let Some(l) = line.as_deref().filter(|l| !l.trim().is_empty()) {
                 let _ = editor.add_history_entry(l);
             }
             (editor, line)
-        })
-        .await
-        .ok()?;
+        });
+        let (editor, line) = tokio::select! {
+            read = read => match read {
+                Ok(read) => read,
+                Err(_) => return Ok(None),
+            },
+            () = signals.ended() => return Ok(None),
+        };
         self.editor = Some(editor);
-        line
+        Ok(line)
     }
 
     fn save_history(&mut self) {
@@ -146,21 +176,6 @@ impl Prompt {
     }
 }
 
-/// One line from stdin without blocking the runtime; None at end of input or on Ctrl-C.
-async fn read_line() -> Option<String> {
-    let read = tokio::task::spawn_blocking(|| {
-        let mut line = String::new();
-        match std::io::stdin().read_line(&mut line) {
-            Ok(0) | Err(_) => None,
-            Ok(_) => Some(line),
-        }
-    });
-    tokio::select! {
-        line = read => line.ok().flatten(),
-        _ = tokio::signal::ctrl_c() => None,
-    }
-}
-
 fn model_label(engine: &Engine) -> String {
     if engine.model.is_empty() {
         format!("{} (default model)", engine.provider_id)
@@ -169,22 +184,18 @@ fn model_label(engine: &Engine) -> String {
     }
 }
 
-/// Plays one turn, printing as events arrive. Ctrl-C cancels it.
+/// Plays one turn, printing as events arrive. Ctrl-C, SIGTERM and SIGHUP cancel it.
 async fn turn(
     ctx: &Context,
     engine: &Engine,
+    signals: &Signals,
     key: &str,
     text: &str,
     stream: bool,
 ) -> Result<(), CliError> {
     name_new_session(engine, key, text).await;
     let request = RequestContext::for_session(key, engine.runner.root().name.clone());
-    let cancel = request.cancel.clone();
-    let ctrl_c = tokio::spawn(async move {
-        if tokio::signal::ctrl_c().await.is_ok() {
-            cancel.cancel();
-        }
-    });
+    let watching = signals.during_turn(request.cancel.clone());
     let mut out = Printer::new(ctx.json);
     // run_and_collect_with: streams through the printer, retries once when the model names a
     // sub-agent that does not exist (spec 003), and closes dangling tool calls after a failure.
@@ -197,15 +208,15 @@ async fn turn(
         &mut |event, reply| out.event(event, reply),
     )
     .await;
-    ctrl_c.abort();
+    drop(watching);
     out.finish();
     engine.after_turn(key);
     outcome.map_err(|e| {
-        let mut err = CliError::from(e);
-        if err.kind == Kind::Interrupted {
-            err.message = "stopped; the reply so far is kept, marked interrupted".into();
+        let err = CliError::from(e);
+        if err.kind != Kind::Interrupted {
+            return err;
         }
-        err
+        CliError::stopped(signals.ending().unwrap_or(crate::signals::Stop::Interrupt))
     })
 }
 
@@ -230,10 +241,12 @@ async fn name_new_session(engine: &Engine, key: &str, text: &str) {
 }
 
 /// Writes the reply text `run_and_collect_with` hands over (it already never repeats text),
-/// tool activity on stderr, or every event as JSON.
+/// tool activity on stderr, or every event as JSON. The reply passes one streaming
+/// [`Sanitizer`] per turn, so a control sequence split across deltas is still removed.
 struct Printer {
     json: bool,
     wrote_text: bool,
+    reply: Sanitizer,
 }
 
 impl Printer {
@@ -241,13 +254,14 @@ impl Printer {
         Self {
             json,
             wrote_text: false,
+            reply: Sanitizer::new(),
         }
     }
 
     fn event(&mut self, event: &Event, reply: &str) {
         if self.json {
             if let Ok(line) = serde_json::to_string(event) {
-                println!("{line}");
+                terminal::out_clean(&terminal::json_escaped(line + "\n"));
             }
             return;
         }
@@ -283,23 +297,21 @@ impl Printer {
     }
 
     fn write(&mut self, text: &str) {
-        let mut stdout = std::io::stdout().lock();
-        let _ = stdout.write_all(text.as_bytes());
-        let _ = stdout.flush();
+        terminal::out_clean(&self.reply.push(text));
         self.wrote_text = true;
     }
 
     fn notice(&mut self, text: &str) {
         if self.wrote_text {
-            println!();
+            outln!();
             self.wrote_text = false;
         }
-        eprintln!("{text}");
+        errln!("{text}");
     }
 
     fn finish(&mut self) {
         if self.wrote_text {
-            println!();
+            outln!();
         }
     }
 }
