@@ -165,6 +165,11 @@ async fn a_piped_api_key_is_stored_and_never_printed() {
     }
     let out = child.wait_with_output().await.unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout(&out).starts_with("the p key is stored unencrypted in"),
+        "{}",
+        stdout(&out)
+    );
     let printed = stdout(&out) + &stderr(&out);
     assert!(!printed.contains("sk-piped-secret-42"), "{printed}");
     let stored = std::fs::read_to_string(home.path().join("secrets.json")).unwrap();

@@ -103,7 +103,7 @@ fn set_key(ctx: &Context, provider: &str) -> Result<(), CliError> {
     if ctx.json {
         return output::json(&json!({ "provider": provider, "storedIn": location }));
     }
-    outln!("stored the {provider} key in {location}");
+    outln!("the {provider} key is {location}");
     Ok(())
 }
 
