@@ -77,7 +77,12 @@ async fn signal_mid_reply(signal: &str, code: i32, piped_conversation: bool) {
         let _ = e.read_to_string(&mut err).await;
     }
     assert_eq!(status.code(), Some(code), "{signal}: {err}");
-    assert!(err.contains(&format!("stopped by SIG{signal}")), "{err}");
+    assert!(
+        err.contains(&format!(
+            "stopped by SIG{signal}; the reply so far is kept, marked interrupted"
+        )),
+        "{err}"
+    );
     let rows = rows(home.path(), "s").await;
     assert_eq!(rows.len(), 2, "{signal}: {rows:?}");
     assert_eq!(rows[1].status, MessageStatus::Interrupted, "{signal}");
@@ -102,4 +107,33 @@ async fn sighup_mid_reply_keeps_the_partial_reply_interrupted_and_exits_129() {
 #[tokio::test(flavor = "multi_thread")]
 async fn sigterm_in_a_piped_conversation_ends_it_instead_of_waiting_for_more_input() {
     signal_mid_reply("TERM", 143, true).await;
+}
+
+#[test]
+fn sigterm_at_the_interactive_prompt_exits_143_and_gives_the_terminal_back_as_it_was() {
+    let home = tempfile::tempdir().unwrap();
+    std::fs::write(
+        home.path().join("settings.json"),
+        r#"{"providers": {"p": {"type": "openai-compatible", "baseUrl": "http://127.0.0.1:9/v1"}},
+            "agent": {"provider": "p"}}"#,
+    )
+    .unwrap();
+    let run = format!(
+        "'{}' --data-dir '{}' chat --session s; echo EXITED $?; sleep 60",
+        env!("CARGO_BIN_EXE_lango"),
+        home.path().display()
+    );
+    let Some(tmux) = support::Tmux::start("prompt", &run, &[("LANGO_P_API_KEY", "k")]) else {
+        return;
+    };
+    tmux.wait_for("you ›");
+    send("TERM", tmux.child_pid().parse().unwrap());
+    tmux.wait_for("EXITED 143");
+    // The line editor's raw mode is undone: the shell gets its echo and line editing back.
+    let stty = tmux.stty();
+    let flags: Vec<&str> = stty.split_whitespace().collect();
+    assert!(
+        flags.contains(&"icanon") && flags.contains(&"echo"),
+        "{stty}"
+    );
 }

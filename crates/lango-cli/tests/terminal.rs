@@ -2,14 +2,9 @@
 //! model, a tool, a provider or stored text), what it reads from a pipe (UTF-8 or a clear
 //! error), and how it reads an API key (never echoed).
 
-// Skip reasons are printed for whoever runs the tests, not by lango.
-#![allow(clippy::disallowed_macros)]
-
 mod support;
 
 use std::path::Path;
-use std::process::Command;
-use std::time::{Duration, Instant};
 
 use lango_core::store::{NewMessage, Store};
 use lango_testkit::fake::{FakeProvider, Script, Turn};
@@ -176,60 +171,22 @@ async fn a_piped_api_key_is_stored_and_never_printed() {
     assert!(stored.contains("sk-piped-secret-42"), "{stored}");
 }
 
-/// Runs `lango config set-key p` in a real terminal (tmux), types a key and returns what the
-/// screen showed. None (with the reason printed) where tmux is not installed.
-fn type_key_in_a_terminal(home: &Path, key: &str) -> Option<String> {
-    if Command::new("tmux").arg("-V").output().is_err() {
-        eprintln!("skipped: tmux is not installed, so no terminal to type the key into");
-        return None;
-    }
-    let socket = format!("lango-test-{}", std::process::id());
-    let tmux = |args: &[&str]| {
-        Command::new("tmux")
-            .args(["-L", &socket, "-f", "/dev/null"])
-            .args(args)
-            .env(NO_KEYCHAIN.0, NO_KEYCHAIN.1)
-            .env_remove("TMUX")
-            .output()
-            .expect("tmux runs")
-    };
-    let run = format!(
-        "'{}' --data-dir '{}' config set-key p; echo EXITED $?; sleep 60",
-        env!("CARGO_BIN_EXE_lango"),
-        home.display()
-    );
-    let started = tmux(&["new-session", "-d", "-x", "120", "-y", "20", &run]);
-    assert!(started.status.success(), "{started:?}");
-    let screen = |tmux: &dyn Fn(&[&str]) -> std::process::Output| {
-        String::from_utf8_lossy(&tmux(&["capture-pane", "-p"]).stdout).into_owned()
-    };
-    let wait_for = |what: &str| {
-        let deadline = Instant::now() + Duration::from_secs(20);
-        while !screen(&tmux).contains(what) {
-            assert!(
-                Instant::now() < deadline,
-                "no {what:?} on screen: {}",
-                screen(&tmux)
-            );
-            std::thread::sleep(Duration::from_millis(100));
-        }
-    };
-    wait_for("API key for p");
-    tmux(&["send-keys", "-l", key]);
-    tmux(&["send-keys", "Enter"]);
-    wait_for("EXITED");
-    let shown = screen(&tmux);
-    tmux(&["kill-server"]);
-    Some(shown)
-}
-
 #[test]
 fn an_api_key_typed_at_a_terminal_is_not_shown() {
     let home = tempfile::tempdir().unwrap();
     key_settings(home.path());
-    let Some(screen) = type_key_in_a_terminal(home.path(), "sk-typed-secret-77") else {
+    let run = format!(
+        "'{}' --data-dir '{}' config set-key p; echo EXITED $?; sleep 60",
+        env!("CARGO_BIN_EXE_lango"),
+        home.path().display()
+    );
+    let Some(tmux) = support::Tmux::start("key", &run, &[NO_KEYCHAIN]) else {
         return;
     };
+    tmux.wait_for("API key for p");
+    tmux.type_line("sk-typed-secret-77");
+    tmux.wait_for("EXITED");
+    let screen = tmux.screen();
     assert!(screen.contains("EXITED 0"), "{screen}");
     assert!(!screen.contains("sk-typed-secret-77"), "{screen}");
     let stored = std::fs::read_to_string(home.path().join("secrets.json")).unwrap();

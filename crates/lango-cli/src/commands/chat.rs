@@ -84,6 +84,7 @@ async fn interactive(
             model_label(engine)
         );
     }
+    let mut ended = Ok(());
     while let Some(line) = prompt.next_line(signals).await? {
         let line = line.trim();
         if line.is_empty() {
@@ -94,8 +95,11 @@ async fn interactive(
         }
         match turn(ctx, engine, signals, key, line, stream).await {
             Ok(()) => {}
-            // SIGTERM/SIGHUP: the reply is kept and the chat ends (`run` reports it).
-            Err(_) if signals.ending().is_some() => break,
+            // SIGTERM/SIGHUP: the reply is kept and the chat ends.
+            Err(e) if signals.ending().is_some() => {
+                ended = Err(e);
+                break;
+            }
             // In a conversation, a stopped or failed reply is reported and the prompt returns.
             Err(e) if e.kind != Kind::Store => errln!("lango: {}", e.message),
             Err(e) => return Err(e),
@@ -105,13 +109,15 @@ async fn interactive(
         }
     }
     prompt.save_history();
-    Ok(())
+    ended
 }
 
 /// Where messages come from: a line editor with history (arrow keys, saved between runs in
 /// the data folder) on a terminal, plain lines from a pipe otherwise.
 struct Prompt {
     editor: Option<rustyline::DefaultEditor>,
+    /// The terminal's mode before the editor's raw mode, for when a signal ends the chat.
+    mode: terminal::mode::SavedMode,
     piped: PipedLines,
     history_file: std::path::PathBuf,
 }
@@ -125,6 +131,7 @@ impl Prompt {
             .and_then(Result::ok);
         let mut prompt = Self {
             editor,
+            mode: terminal::mode::SavedMode::save(),
             piped: PipedLines::default(),
             history_file,
         };
@@ -160,7 +167,10 @@ impl Prompt {
                 Ok(read) => read,
                 Err(_) => return Ok(None),
             },
-            () = signals.ended() => return Ok(None),
+            () = signals.ended() => {
+                self.mode.restore();
+                return Ok(None);
+            }
         };
         self.editor = Some(editor);
         Ok(line)

@@ -5,6 +5,7 @@
 //! new print path cannot bypass the filter. The CLI's own format strings hold no control
 //! characters but `\n`, so sanitising a whole formatted line only ever removes outside text.
 
+pub mod mode;
 pub mod sanitize;
 
 use std::io::Write;
