@@ -90,7 +90,12 @@ impl From<lango_core::engine::EngineError> for CliError {
 
 impl From<lango_core::store::StoreError> for CliError {
     fn from(e: lango_core::store::StoreError) -> Self {
-        Self::new(store_kind(&e), e.to_string())
+        let mut message = e.to_string();
+        if matches!(&e, lango_core::store::StoreError::NotFound { what } if what.starts_with("session"))
+        {
+            message.push_str("; `lango sessions list` shows the conversations");
+        }
+        Self::new(store_kind(&e), message)
     }
 }
 

@@ -199,5 +199,9 @@ async fn a_missing_conversation_in_a_read_only_folder_is_not_found() {
     };
     let out = home.lango(&["sessions", "show", "nope"]);
     assert_eq!(out.status.code(), Some(6), "{}", stderr(&out));
-    assert!(stderr(&out).contains("not found"), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("not found") && err.contains("lango sessions list"),
+        "{err}"
+    );
 }
