@@ -214,4 +214,33 @@ mod tests {
         assert!(!side_file(&path, "-wal").exists());
         assert!(!side_file(&path, "-shm").exists());
     }
+
+    #[tokio::test]
+    async fn changes_a_killed_lango_left_in_the_wal_are_read_not_skipped() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("lango.db");
+        Store::open(&path).await.expect("opens").close().await;
+        // A writer that dies before checkpointing: its commit lives only in lango.db-wal.
+        let conn = rusqlite::Connection::open(&path).expect("opens");
+        conn.execute_batch(
+            "PRAGMA wal_autocheckpoint = 0;
+             INSERT INTO sessions (key, title, state, created_at, updated_at)
+             VALUES ('w', 'only in the WAL', '{}', 1, 1);",
+        )
+        .expect("inserted");
+        std::mem::forget(conn); // no close, so no checkpoint
+        assert!(
+            std::fs::metadata(side_file(&path, "-wal"))
+                .expect("wal")
+                .len()
+                > 0
+        );
+
+        let store = Store::open_read_only(&path, &dir.path().join("backups"), default_counter())
+            .await
+            .expect("opens read-only");
+        let session = store.get_session("w").await.expect("the WAL's row is read");
+        assert_eq!(session.title, "only in the WAL");
+        store.close().await;
+    }
 }
