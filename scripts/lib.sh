@@ -39,7 +39,9 @@ BUILD_PACKAGES=(
 
 # What the test suite adds: a virtual display, WebKit's WebDriver, a private D-Bus session
 # with a keyring for the keychain tests, ImageMagick for screenshots.
-TEST_PACKAGES=(xvfb xauth webkit2gtk-driver dbus dbus-x11 gnome-keyring imagemagick python3 python3-venv)
+# tmux: the CLI test that types an API key into a real terminal (crates/lango-cli/tests/terminal.rs).
+# python3-venv: the PyPI MCP server the tool tests run (tests/mcp-servers).
+TEST_PACKAGES=(xvfb xauth webkit2gtk-driver dbus dbus-x11 gnome-keyring imagemagick tmux python3 python3-venv)
 
 ensure_toolchains() {
     if ! command -v node >/dev/null || ! command -v npm >/dev/null; then

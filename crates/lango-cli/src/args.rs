@@ -32,7 +32,8 @@ pub enum Command {
         command: ConfigCommand,
     },
     /// Chat with the configured model: one message, or an interactive prompt without one.
-    /// Ctrl-C stops the reply (what arrived is kept, marked interrupted).
+    /// Ctrl-C stops the reply (what arrived is kept, marked interrupted); so do SIGTERM and
+    /// SIGHUP, which also end the chat (exit 143 / 129).
     Chat {
         /// Continue this conversation (created if it does not exist).
         #[arg(long, value_name = "KEY")]

@@ -2,16 +2,23 @@
 
 use std::process::ExitCode;
 
-/// 0 ok, 2 usage, 3 config, 4 provider, 5 store (documented in the README).
+/// 0 ok, 2 usage, 3 config, 4 provider, 5 store, 6 not found; a signal that stopped a chat
+/// gives the shell's 128 + its number (documented in the README).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
     Usage = 2,
     Config = 3,
     Provider = 4,
     Store = 5,
+    /// A conversation (or other named thing) that does not exist.
+    NotFound = 6,
     Internal = 1,
     /// The user stopped the reply with Ctrl-C (the shell convention for SIGINT).
     Interrupted = 130,
+    /// SIGTERM stopped the chat (128 + 15).
+    Terminated = 143,
+    /// SIGHUP — the terminal went away — stopped the chat (128 + 1).
+    HungUp = 129,
 }
 
 #[derive(Debug)]
@@ -31,6 +38,18 @@ impl CliError {
     pub fn internal(message: impl Into<String>) -> Self {
         Self::new(Kind::Internal, message)
     }
+
+    /// A reply stopped by a signal: what arrived is kept, marked interrupted.
+    pub fn stopped(stop: crate::signals::Stop) -> Self {
+        let by = match stop {
+            crate::signals::Stop::Interrupt => String::new(),
+            other => format!(" by {}", other.name()),
+        };
+        Self::new(
+            stop.kind(),
+            format!("stopped{by}; the reply so far is kept, marked interrupted"),
+        )
+    }
 }
 
 impl From<lango_core::config::ConfigError> for CliError {
@@ -48,7 +67,7 @@ impl From<lango_core::agent::AgentError> for CliError {
                 Kind::Interrupted
             }
             E::Provider(_) => Kind::Provider,
-            E::Store(_) => Kind::Store,
+            E::Store(e) => store_kind(e),
             _ => Kind::Internal,
         };
         Self::new(kind, e.to_string())
@@ -63,7 +82,7 @@ impl From<lango_core::engine::EngineError> for CliError {
             | E::NoProvider { .. }
             | E::Provider(lango_core::provider::ProviderError::Config { .. }) => Kind::Config,
             E::Provider(_) => Kind::Provider,
-            E::Store(_) => Kind::Store,
+            E::Store(e) => store_kind(e),
         };
         Self::new(kind, e.to_string())
     }
@@ -71,7 +90,20 @@ impl From<lango_core::engine::EngineError> for CliError {
 
 impl From<lango_core::store::StoreError> for CliError {
     fn from(e: lango_core::store::StoreError) -> Self {
-        Self::new(Kind::Store, e.to_string())
+        let mut message = e.to_string();
+        if matches!(&e, lango_core::store::StoreError::NotFound { what } if what.starts_with("session"))
+        {
+            message.push_str("; `lango sessions list` shows the conversations");
+        }
+        Self::new(store_kind(&e), message)
+    }
+}
+
+/// A missing conversation is the caller's mistake, not a database failure.
+fn store_kind(e: &lango_core::store::StoreError) -> Kind {
+    match e {
+        lango_core::store::StoreError::NotFound { .. } => Kind::NotFound,
+        _ => Kind::Store,
     }
 }
 
@@ -88,6 +120,6 @@ impl From<lango_core::paths::PathsError> for CliError {
 }
 
 pub fn report(e: &CliError) -> ExitCode {
-    eprintln!("lango: {}", e.message);
+    crate::terminal::errln!("lango: {}", e.message);
     ExitCode::from(e.kind as u8)
 }

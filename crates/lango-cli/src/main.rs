@@ -6,7 +6,10 @@
 mod args;
 mod commands;
 mod exit;
+mod input;
 mod output;
+mod signals;
+mod terminal;
 
 use std::process::ExitCode;
 
@@ -53,6 +56,8 @@ fn main() -> ExitCode {
             Command::Mcp { command } => commands::mcp::run(&ctx, command).await,
         }
     });
+    // A read of piped input a signal gave up on may still block its thread: do not wait for it.
+    runtime.shutdown_background();
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => exit::report(&e),
@@ -60,12 +65,13 @@ fn main() -> ExitCode {
 }
 
 /// Logs go to stderr, warnings and above unless `LANGO_LOG` says otherwise, so stdout stays
-/// clean for `--json` consumers.
+/// clean for `--json` consumers. Sanitised like all output, so plain (no colours).
 fn init_logging() {
     let filter = tracing_subscriber::EnvFilter::try_from_env("LANGO_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .with_writer(|| terminal::LogWriter)
         .try_init();
 }

@@ -1,15 +1,16 @@
-//! Printing: JSON for `--json`, aligned text for people.
+//! Printing: JSON for `--json`, aligned text for people (through [`crate::terminal`]).
 
-use std::io::{BufRead, IsTerminal, Write};
+use std::io::{BufRead, IsTerminal};
 
 use serde::Serialize;
 
 use crate::exit::{CliError, Kind};
+use crate::terminal;
 
 pub fn json<T: Serialize>(value: &T) -> Result<(), CliError> {
     let text =
         serde_json::to_string_pretty(value).map_err(|e| CliError::internal(e.to_string()))?;
-    println!("{text}");
+    terminal::out_clean(&terminal::json_escaped(text + "\n"));
     Ok(())
 }
 
@@ -32,20 +33,11 @@ pub fn confirm(question: &str, what: &str) -> Result<bool, CliError> {
             format!("refusing to {what} without confirmation: pass --yes"),
         ));
     }
-    eprint!("{question} [y/N] ");
-    let _ = std::io::stderr().flush();
+    terminal::err(&format!("{question} [y/N] "));
     let mut answer = String::new();
     stdin
         .lock()
         .read_line(&mut answer)
         .map_err(|e| CliError::new(Kind::Usage, e.to_string()))?;
     Ok(matches!(answer.trim(), "y" | "Y" | "yes"))
-}
-
-/// Text from a model, a tool or a server with every control character but newline and tab
-/// removed, so it cannot move the cursor, set the title or reach the clipboard.
-pub fn clean_for_terminal(text: &str) -> String {
-    text.chars()
-        .filter(|c| *c == '\n' || *c == '\t' || !c.is_control())
-        .collect()
 }

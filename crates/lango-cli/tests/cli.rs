@@ -296,7 +296,8 @@ async fn delete_without_yes_is_refused_when_not_interactive_and_keeps_the_sessio
     let out = lango(home.path(), &["sessions", "delete", "trip", "--yes"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let out = lango(home.path(), &["sessions", "show", "trip"]);
-    assert_eq!(out.status.code(), Some(5));
+    // A missing conversation is "not found" (6), not a database failure (5).
+    assert_eq!(out.status.code(), Some(6));
     assert!(stderr(&out).contains("not found"), "{}", stderr(&out));
 }
 

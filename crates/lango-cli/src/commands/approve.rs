@@ -2,7 +2,7 @@
 //! `ask` (the default) asks on the terminal; without a terminal nobody can be asked, so the
 //! call is denied with a message naming the flag.
 
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 use std::sync::Arc;
 
 use lango_core::agent::{ApprovalDecision, ApprovalRequest, FixedApproval, TurnHooks};
@@ -11,7 +11,7 @@ use lango_core::provider::BoxFuture;
 use lango_core::tools::mcp::{with_policy, ToolPolicy};
 
 use crate::args::ApproveMode;
-use crate::output::clean_for_terminal;
+use crate::terminal::{self, errln};
 
 /// The hooks for a `lango chat` run.
 pub fn hooks(mode: ApproveMode, paths: &AppPaths) -> Arc<dyn TurnHooks> {
@@ -36,11 +36,11 @@ struct Announce(FixedApproval, &'static str);
 
 impl TurnHooks for Announce {
     fn approve(&self, request: ApprovalRequest) -> BoxFuture<'static, ApprovalDecision> {
-        eprintln!(
+        errln!(
             "[tool {} ({} on {}): {}]",
-            clean_for_terminal(&request.name),
-            clean_for_terminal(&request.tool),
-            clean_for_terminal(&request.server),
+            &request.name,
+            &request.tool,
+            &request.server,
             self.1
         );
         self.0.approve(request)
@@ -79,9 +79,7 @@ impl TurnHooks for AskOnTerminal {
                 args
             );
             let answer = tokio::task::spawn_blocking(move || {
-                let mut err = std::io::stderr().lock();
-                let _ = err.write_all(clean_for_terminal(&question).as_bytes());
-                let _ = err.flush();
+                terminal::err(&question);
                 let mut line = String::new();
                 std::io::stdin().read_line(&mut line).ok().map(|_| line)
             })
@@ -93,7 +91,7 @@ impl TurnHooks for AskOnTerminal {
                 "y" | "yes" => ApprovalDecision::Once,
                 "a" | "always" => {
                     if let Err(e) = remember_always(&paths, &request.server, &request.tool) {
-                        eprintln!("lango: could not save \"always allow\": {e}");
+                        errln!("lango: could not save \"always allow\": {e}");
                     }
                     ApprovalDecision::Always
                 }

@@ -4,7 +4,7 @@
 //! so `lango chat "…" > answer.txt` captures just the answer. With `--json`, every event is
 //! one JSON line on stdout instead.
 
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 
 use lango_core::agent::runner::run_and_collect_with;
 use lango_core::agent::{AgentError, Event, RequestContext};
@@ -14,6 +14,9 @@ use lango_core::provider::ProviderError;
 use super::Context;
 use crate::args::ApproveMode;
 use crate::exit::{CliError, Kind};
+use crate::input::PipedLines;
+use crate::signals::Signals;
+use crate::terminal::{self, errln, outln, Sanitizer};
 
 pub struct Options {
     pub session: Option<String>,
@@ -27,6 +30,8 @@ pub struct Options {
 const TITLE_CHARS: usize = 60;
 
 pub async fn run(ctx: &Context, options: Options) -> Result<(), CliError> {
+    // Before the engine starts, so a signal at any point is handled (see signals.rs).
+    let signals = Signals::listen();
     let (engine, mcp) = Engine::start_with_tools(&ctx.paths).await?;
     // A one-shot message needs the servers' tools now: wait (bounded) for them to start.
     mcp.wait_started(std::time::Duration::from_secs(30)).await;
@@ -38,13 +43,21 @@ pub async fn run(ctx: &Context, options: Options) -> Result<(), CliError> {
     };
     let key = session_key(&engine, &options).await?;
     let result = match &options.message {
-        Some(message) => turn(ctx, &engine, &key, message, options.stream).await,
-        None => interactive(ctx, &engine, &key, options.stream).await,
+        Some(message) => turn(ctx, &engine, &signals, &key, message, options.stream).await,
+        None => interactive(ctx, &engine, &signals, &key, options.stream).await,
     };
+    signals.closing();
     // Finishes the memory cycle the last turn triggered before exiting (spec 002 "Graceful shutdown").
     engine.shutdown().await;
     mcp.shutdown();
-    result
+    match signals.ending() {
+        // Stopped between turns (waiting for input): the signal's exit code all the same.
+        Some(stop) if result.is_ok() => Err(CliError::new(
+            stop.kind(),
+            format!("stopped by {}", stop.name()),
+        )),
+        _ => result,
+    }
 }
 
 async fn session_key(engine: &Engine, options: &Options) -> Result<String, CliError> {
@@ -72,17 +85,19 @@ fn fastrand_u16() -> u16 {
 async fn interactive(
     ctx: &Context,
     engine: &Engine,
+    signals: &Signals,
     key: &str,
     stream: bool,
 ) -> Result<(), CliError> {
     let mut prompt = Prompt::new(ctx);
     if prompt.is_terminal() {
-        eprintln!(
+        errln!(
             "Lango · {} · conversation {key}. Ctrl-C stops a reply; Ctrl-D or /exit quits.",
             model_label(engine)
         );
     }
-    while let Some(line) = prompt.next_line().await {
+    let mut ended = Ok(());
+    while let Some(line) = prompt.next_line(signals).await? {
         let line = line.trim();
         if line.is_empty() {
             continue;
@@ -90,21 +105,32 @@ async fn interactive(
         if line == "/exit" || line == "/quit" {
             break;
         }
-        match turn(ctx, engine, key, line, stream).await {
+        match turn(ctx, engine, signals, key, line, stream).await {
             Ok(()) => {}
+            // SIGTERM/SIGHUP: the reply is kept and the chat ends.
+            Err(e) if signals.ending().is_some() => {
+                ended = Err(e);
+                break;
+            }
             // In a conversation, a stopped or failed reply is reported and the prompt returns.
-            Err(e) if e.kind != Kind::Store => eprintln!("lango: {}", e.message),
+            Err(e) if e.kind != Kind::Store => errln!("lango: {}", e.message),
             Err(e) => return Err(e),
+        }
+        if signals.ending().is_some() {
+            break;
         }
     }
     prompt.save_history();
-    Ok(())
+    ended
 }
 
 /// Where messages come from: a line editor with history (arrow keys, saved between runs in
 /// the data folder) on a terminal, plain lines from a pipe otherwise.
 struct Prompt {
     editor: Option<rustyline::DefaultEditor>,
+    /// The terminal's mode before the editor's raw mode, for when a signal ends the chat.
+    mode: terminal::mode::SavedMode,
+    piped: PipedLines,
     history_file: std::path::PathBuf,
 }
 
@@ -117,6 +143,8 @@ impl Prompt {
             .and_then(Result::ok);
         let mut prompt = Self {
             editor,
+            mode: terminal::mode::SavedMode::save(),
+            piped: PipedLines::default(),
             history_file,
         };
         if let Some(editor) = prompt.editor.as_mut() {
@@ -129,23 +157,35 @@ impl Prompt {
         self.editor.is_some()
     }
 
-    /// The next message; None at end of input, Ctrl-D or Ctrl-C at the prompt.
-    async fn next_line(&mut self) -> Option<String> {
+    /// The next message; None at end of input, Ctrl-D or Ctrl-C at the prompt, or once a
+    /// signal ended the chat. Piped input that is not UTF-8 is an error.
+    async fn next_line(&mut self, signals: &Signals) -> Result<Option<String>, CliError> {
         let Some(mut editor) = self.editor.take() else {
-            return read_line().await;
+            return tokio::select! {
+                line = self.piped.next() => line,
+                () = signals.ended() => Ok(None),
+            };
         };
-        let (editor, line) = tokio::task::spawn_blocking(move || {
-            eprintln!();
+        let read = tokio::task::spawn_blocking(move || {
+            errln!();
             let line = editor.readline("you › ").ok();
             if let Some(l) = line.as_deref().filter(|l| !l.trim().is_empty()) {
                 let _ = editor.add_history_entry(l);
             }
             (editor, line)
-        })
-        .await
-        .ok()?;
+        });
+        let (editor, line) = tokio::select! {
+            read = read => match read {
+                Ok(read) => read,
+                Err(_) => return Ok(None),
+            },
+            () = signals.ended() => {
+                self.mode.restore();
+                return Ok(None);
+            }
+        };
         self.editor = Some(editor);
-        line
+        Ok(line)
     }
 
     fn save_history(&mut self) {
@@ -158,21 +198,6 @@ impl Prompt {
     }
 }
 
-/// One line from stdin without blocking the runtime; None at end of input or on Ctrl-C.
-async fn read_line() -> Option<String> {
-    let read = tokio::task::spawn_blocking(|| {
-        let mut line = String::new();
-        match std::io::stdin().read_line(&mut line) {
-            Ok(0) | Err(_) => None,
-            Ok(_) => Some(line),
-        }
-    });
-    tokio::select! {
-        line = read => line.ok().flatten(),
-        _ = tokio::signal::ctrl_c() => None,
-    }
-}
-
 fn model_label(engine: &Engine) -> String {
     if engine.model.is_empty() {
         format!("{} (default model)", engine.provider_id)
@@ -181,10 +206,11 @@ fn model_label(engine: &Engine) -> String {
     }
 }
 
-/// Plays one turn, printing as events arrive. Ctrl-C cancels it.
+/// Plays one turn, printing as events arrive. Ctrl-C, SIGTERM and SIGHUP cancel it.
 async fn turn(
     ctx: &Context,
     engine: &Engine,
+    signals: &Signals,
     key: &str,
     text: &str,
     stream: bool,
@@ -192,12 +218,7 @@ async fn turn(
     name_new_session(engine, key, text).await;
     let mut request = RequestContext::for_session(key, engine.runner.root().name.clone());
     request.hooks = ctx.hooks.clone();
-    let cancel = request.cancel.clone();
-    let ctrl_c = tokio::spawn(async move {
-        if tokio::signal::ctrl_c().await.is_ok() {
-            cancel.cancel();
-        }
-    });
+    let watching = signals.during_turn(request.cancel.clone());
     let mut out = Printer::new(ctx.json);
     // Whether the turn's last model reply stopped at the output limit.
     let mut truncated = false;
@@ -217,22 +238,23 @@ async fn turn(
         },
     )
     .await;
-    ctrl_c.abort();
+    drop(watching);
     out.finish();
     engine.after_turn(key);
     if outcome.is_ok() && truncated {
-        eprintln!("{TRUNCATED_NOTICE}");
+        errln!("{TRUNCATED_NOTICE}");
     }
     outcome.map_err(|e| {
         let cut_off = matches!(&e, AgentError::Provider(ProviderError::Interrupted { .. }));
         let mut err = CliError::from(e);
-        if err.kind == Kind::Interrupted {
-            err.message = "stopped; the reply so far is kept, marked interrupted".into();
-        } else if cut_off && !reply.is_empty() {
-            err.message
-                .push_str(" (the reply so far is kept, marked interrupted)");
+        if err.kind != Kind::Interrupted {
+            if cut_off && !reply.is_empty() {
+                err.message
+                    .push_str(" (the reply so far is kept, marked interrupted)");
+            }
+            return err;
         }
-        err
+        CliError::stopped(signals.ending().unwrap_or(crate::signals::Stop::Interrupt))
     })
 }
 
@@ -260,10 +282,12 @@ async fn name_new_session(engine: &Engine, key: &str, text: &str) {
 }
 
 /// Writes the reply text `run_and_collect_with` hands over (it already never repeats text),
-/// tool activity on stderr, or every event as JSON.
+/// tool activity on stderr, or every event as JSON. The reply passes one streaming
+/// [`Sanitizer`] per turn, so a control sequence split across deltas is still removed.
 struct Printer {
     json: bool,
     wrote_text: bool,
+    reply: Sanitizer,
 }
 
 impl Printer {
@@ -271,13 +295,14 @@ impl Printer {
         Self {
             json,
             wrote_text: false,
+            reply: Sanitizer::new(),
         }
     }
 
     fn event(&mut self, event: &Event, reply: &str) {
         if self.json {
             if let Ok(line) = serde_json::to_string(event) {
-                println!("{line}");
+                terminal::out_clean(&terminal::json_escaped(line + "\n"));
             }
             return;
         }
@@ -313,23 +338,21 @@ impl Printer {
     }
 
     fn write(&mut self, text: &str) {
-        let mut stdout = std::io::stdout().lock();
-        let _ = stdout.write_all(text.as_bytes());
-        let _ = stdout.flush();
+        terminal::out_clean(&self.reply.push(text));
         self.wrote_text = true;
     }
 
     fn notice(&mut self, text: &str) {
         if self.wrote_text {
-            println!();
+            outln!();
             self.wrote_text = false;
         }
-        eprintln!("{}", crate::output::clean_for_terminal(text));
+        errln!("{text}");
     }
 
     fn finish(&mut self) {
         if self.wrote_text {
-            println!();
+            outln!();
         }
     }
 }

@@ -10,6 +10,7 @@ use super::Context;
 use crate::args::ConfigCommand;
 use crate::exit::{CliError, Kind};
 use crate::output;
+use crate::terminal::{errln, outln};
 
 pub async fn run(ctx: &Context, command: &ConfigCommand) -> Result<(), CliError> {
     match command {
@@ -24,14 +25,14 @@ pub async fn run(ctx: &Context, command: &ConfigCommand) -> Result<(), CliError>
 fn load(ctx: &Context) -> Result<Settings, CliError> {
     let loaded = config::load(&ctx.paths)?;
     for warning in &loaded.warnings {
-        eprintln!("warning: {warning}");
+        errln!("warning: {warning}");
     }
     Ok(loaded.settings)
 }
 
 fn show(ctx: &Context) -> Result<(), CliError> {
     let settings = load(ctx)?;
-    println!("{}", settings.to_json_pretty());
+    outln!("{}", settings.to_json_pretty());
     Ok(())
 }
 
@@ -42,12 +43,12 @@ fn validate(ctx: &Context) -> Result<(), CliError> {
         return output::json(&json!({ "file": file, "valid": true, "warnings": loaded.warnings }));
     }
     if file.exists() {
-        println!("{} is valid", file.display());
+        outln!("{} is valid", file.display());
     } else {
-        println!("{} does not exist yet; the defaults apply", file.display());
+        outln!("{} does not exist yet; the defaults apply", file.display());
     }
     for warning in &loaded.warnings {
-        println!("warning: {warning}");
+        outln!("warning: {warning}");
     }
     Ok(())
 }
@@ -62,10 +63,10 @@ fn path(ctx: &Context) -> Result<(), CliError> {
             "logs": p.log_dir,
         }));
     }
-    println!("settings  {}", p.settings_file().display());
-    println!("database  {}", p.database_file().display());
-    println!("backups   {}", p.backups_dir().display());
-    println!("logs      {}", p.log_dir.display());
+    outln!("settings  {}", p.settings_file().display());
+    outln!("database  {}", p.database_file().display());
+    outln!("backups   {}", p.backups_dir().display());
+    outln!("logs      {}", p.log_dir.display());
     Ok(())
 }
 
@@ -91,19 +92,10 @@ fn known_provider(settings: &Settings, provider: &str) -> Result<(), CliError> {
 fn set_key(ctx: &Context, provider: &str) -> Result<(), CliError> {
     let settings = load(ctx)?;
     known_provider(&settings, provider)?;
-    let stdin = std::io::stdin();
-    if stdin.is_terminal() {
-        eprint!("API key for {provider}: ");
-    }
-    let mut line = String::new();
-    stdin
-        .lock()
-        .read_line(&mut line)
-        .map_err(|e| CliError::new(Kind::Usage, format!("cannot read the key from stdin: {e}")))?;
-    let key = ApiKey::new(line);
+    let key = ApiKey::new(read_key(provider)?);
     let location = secret_store(ctx, &settings).set(provider, &key)?;
     if let KeyLocation::File { path } = &location {
-        eprintln!(
+        errln!(
             "warning: no OS keychain is available; the key is stored UNENCRYPTED in {} (readable only by you)",
             path.display()
         );
@@ -111,13 +103,29 @@ fn set_key(ctx: &Context, provider: &str) -> Result<(), CliError> {
     if ctx.json {
         return output::json(&json!({ "provider": provider, "storedIn": location }));
     }
-    println!("stored the {provider} key in {location}");
+    outln!("the {provider} key is {location}");
     Ok(())
+}
+
+/// One line from stdin; typed at a terminal, without echo (nobody looking over a shoulder or
+/// at a screen recording sees it).
+fn read_key(provider: &str) -> Result<String, CliError> {
+    let cannot = |e: std::io::Error| {
+        CliError::new(Kind::Usage, format!("cannot read the key from stdin: {e}"))
+    };
+    let stdin = std::io::stdin();
+    if stdin.is_terminal() {
+        return rpassword::prompt_password(format!("API key for {provider} (not shown): "))
+            .map_err(cannot);
+    }
+    let mut line = String::new();
+    stdin.lock().read_line(&mut line).map_err(cannot)?;
+    Ok(line)
 }
 
 fn delete_key(ctx: &Context, provider: &str) -> Result<(), CliError> {
     let settings = load(ctx)?;
     secret_store(ctx, &settings).delete(provider)?;
-    println!("removed any stored key for {provider}");
+    outln!("removed any stored key for {provider}");
     Ok(())
 }

@@ -10,7 +10,8 @@ use lango_core::tools::mcp::{McpServerInfo, ToolPolicy};
 use super::Context;
 use crate::args::McpCommand;
 use crate::exit::{CliError, Kind};
-use crate::output::{self, clean_for_terminal};
+use crate::output;
+use crate::terminal::outln;
 
 /// How long `list` and `test` wait for servers to start.
 const START_WAIT: Duration = Duration::from_secs(30);
@@ -23,7 +24,7 @@ pub async fn run(ctx: &Context, command: &McpCommand) -> Result<(), CliError> {
                 if ctx.json {
                     return output::json(&Vec::<McpServerInfo>::new());
                 }
-                println!("No MCP servers are configured. Add them under \"mcpServers\" in {} (Claude Desktop's format).", ctx.paths.settings_file().display());
+                outln!("No MCP servers are configured. Add them under \"mcpServers\" in {} (Claude Desktop's format).", ctx.paths.settings_file().display());
                 return Ok(());
             }
             let hub = mcp_hub(&ctx.paths, &settings);
@@ -90,14 +91,10 @@ pub async fn run(ctx: &Context, command: &McpCommand) -> Result<(), CliError> {
 fn print_server(server: &McpServerInfo) {
     let state = match (server.state, &server.error) {
         ("ready", _) => format!("ready, {} tools", server.tools.len()),
-        ("failed", Some(why)) => format!("failed: {}", clean_for_terminal(why)),
+        ("failed", Some(why)) => format!("failed: {}", why),
         (other, _) => other.to_owned(),
     };
-    println!(
-        "{} ({}) — {state}",
-        clean_for_terminal(&server.name),
-        server.transport
-    );
+    outln!("{} ({}) — {state}", &server.name, server.transport);
     for tool in &server.tools {
         let policy = match tool.policy {
             ToolPolicy::Ask => "asks",
@@ -112,20 +109,20 @@ fn print_server(server: &McpServerInfo) {
             .chars()
             .take(80)
             .collect();
-        println!(
+        outln!(
             "  {} [{policy}] {}",
-            clean_for_terminal(if tool.exposed_name.is_empty() {
+            if tool.exposed_name.is_empty() {
                 &tool.name
             } else {
                 &tool.exposed_name
-            }),
-            clean_for_terminal(&description)
+            },
+            &description
         );
     }
     if server.state == "failed" && !server.stderr_tail.is_empty() {
-        println!("  its last output:");
+        outln!("  its last output:");
         for line in server.stderr_tail.iter().rev().take(5).rev() {
-            println!("    {}", clean_for_terminal(line));
+            outln!("    {}", line);
         }
     }
 }

@@ -9,11 +9,13 @@ use super::Context;
 use crate::args::MemoryCommand;
 use crate::exit::{CliError, Kind};
 use crate::output;
+use crate::terminal::outln;
 
 pub async fn run(ctx: &Context, command: &MemoryCommand) -> Result<(), CliError> {
     match command {
         MemoryCommand::List { session } => {
-            let store = Store::open_app(&ctx.paths).await?;
+            // Reading works in a folder Lango cannot write.
+            let store = Store::open_app_for_reading(&ctx.paths).await?;
             let result = list(ctx, &store, session.as_deref()).await;
             store.close().await;
             result
@@ -61,11 +63,11 @@ async fn list(ctx: &Context, store: &Store, session: Option<&str>) -> Result<(),
         );
     }
     if reflections.is_empty() && observations.is_empty() {
-        println!("Nothing in memory for {key} yet.");
+        outln!("Nothing in memory for {key} yet.");
         return Ok(());
     }
     for r in &reflections {
-        println!(
+        outln!(
             "reflection (gen {}) · {} · {} tokens, condensed {} · messages {}–{}\n  {}\n",
             r.generation,
             output::time(r.created_at),
@@ -77,7 +79,7 @@ async fn list(ctx: &Context, store: &Store, session: Option<&str>) -> Result<(),
         );
     }
     for o in &observations {
-        println!(
+        outln!(
             "observation · {} · {} tokens · messages {}–{}\n  {}\n",
             output::time(o.created_at),
             o.token_count,
@@ -97,12 +99,12 @@ async fn clear(store: &Store, key: &str, yes: bool) -> Result<(), CliError> {
             "clear memory",
         )?
     {
-        println!("kept the memory of {key}");
+        outln!("kept the memory of {key}");
         return Ok(());
     }
     let observations = store.delete_observations_by_session(key).await?;
     let reflections = store.delete_reflections_by_session(key).await?;
-    println!("cleared {observations} observations and {reflections} reflections of {key}");
+    outln!("cleared {observations} observations and {reflections} reflections of {key}");
     Ok(())
 }
 
@@ -128,16 +130,19 @@ async fn status(ctx: &Context, engine: &Engine, session: Option<&str>) -> Result
     if ctx.json {
         return output::json(&status);
     }
-    println!("memory of {key}: {:?}", status.phase);
-    println!(
+    outln!("memory of {key}: {:?}", status.phase);
+    outln!(
         "  not yet observed  {:>6} / {} tokens",
-        status.unobserved_tokens, status.message_token_threshold
+        status.unobserved_tokens,
+        status.message_token_threshold
     );
-    println!(
+    outln!(
         "  observations      {:>6} / {} tokens ({} notes)",
-        status.observation_tokens, status.observation_token_threshold, status.observations
+        status.observation_tokens,
+        status.observation_token_threshold,
+        status.observations
     );
-    println!("  reflections       {:>6}", status.reflections);
+    outln!("  reflections       {:>6}", status.reflections);
     Ok(())
 }
 
@@ -154,26 +159,26 @@ async fn inspect(ctx: &Context, engine: &Engine, session: Option<&str>) -> Resul
             "messages": assembled.contents.len(),
         }));
     }
-    println!("== sections");
+    outln!("== sections");
     for s in &assembled.sections {
         match s.budget {
-            Some(b) => println!("  {:<10} {:>6} / {b} tokens", s.name, s.tokens),
-            None => println!("  {:<10} {:>6} tokens", s.name, s.tokens),
+            Some(b) => outln!("  {:<10} {:>6} / {b} tokens", s.name, s.tokens),
+            None => outln!("  {:<10} {:>6} tokens", s.name, s.tokens),
         }
     }
-    println!(
+    outln!(
         "  {:<10} {:>6} / {} tokens ({} messages)",
         "history",
         assembled.history_tokens,
         engine.history_budget,
         assembled.contents.len()
     );
-    println!("\n== system prompt\n{}", assembled.system_prompt);
-    println!("\n== history");
+    outln!("\n== system prompt\n{}", assembled.system_prompt);
+    outln!("\n== history");
     for c in &assembled.contents {
         let text = c.text();
         let shown: String = text.chars().take(200).collect();
-        println!(
+        outln!(
             "[{}] {}{}",
             c.role,
             shown,

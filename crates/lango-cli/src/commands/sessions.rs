@@ -7,20 +7,27 @@ use super::Context;
 use crate::args::{ExportFormat, SessionsCommand};
 use crate::exit::{CliError, Kind};
 use crate::output;
+use crate::terminal::{self, errln, outln};
 
 pub async fn run(ctx: &Context, command: &SessionsCommand) -> Result<(), CliError> {
-    let store = Store::open_app(&ctx.paths).await?;
+    let store = match command {
+        // Reading works in a folder Lango cannot write (a read-only mount, a backup copy).
+        SessionsCommand::List { .. }
+        | SessionsCommand::Show { .. }
+        | SessionsCommand::Export { .. } => Store::open_app_for_reading(&ctx.paths).await?,
+        _ => Store::open_app(&ctx.paths).await?,
+    };
     let result = match command {
         SessionsCommand::List { limit, offset } => list(ctx, &store, *limit, *offset).await,
         SessionsCommand::Show { key } => show(ctx, &store, key).await,
         SessionsCommand::Rename { key, title } => {
             store.rename_session(key, title).await?;
-            println!("renamed {key} to {title:?}");
+            outln!("renamed {key} to {title:?}");
             Ok(())
         }
         SessionsCommand::Pin { key, off } => {
             store.pin_session(key, !off).await?;
-            println!("{} {key}", if *off { "unpinned" } else { "pinned" });
+            outln!("{} {key}", if *off { "unpinned" } else { "pinned" });
             Ok(())
         }
         SessionsCommand::Delete { key, yes } => delete(&store, key, *yes).await,
@@ -40,7 +47,7 @@ async fn list(ctx: &Context, store: &Store, limit: u32, offset: u32) -> Result<(
         return output::json(&sessions);
     }
     if sessions.is_empty() {
-        println!("No conversations yet. Start one with `lango chat` or in the desktop app.");
+        outln!("No conversations yet. Start one with `lango chat` or in the desktop app.");
         return Ok(());
     }
     let width = sessions
@@ -49,7 +56,7 @@ async fn list(ctx: &Context, store: &Store, limit: u32, offset: u32) -> Result<(
         .max()
         .unwrap_or(3)
         .max(3);
-    println!("{:<width$}  {:<16}  TITLE", "KEY", "UPDATED");
+    outln!("{:<width$}  {:<16}  TITLE", "KEY", "UPDATED");
     for s in &sessions {
         let pin = if s.pinned { "📌 " } else { "" };
         let title = if s.title.is_empty() {
@@ -57,7 +64,7 @@ async fn list(ctx: &Context, store: &Store, limit: u32, offset: u32) -> Result<(
         } else {
             s.title.as_str()
         };
-        println!(
+        outln!(
             "{:<width$}  {:<16}  {pin}{title}",
             s.key,
             output::time(s.updated_at)
@@ -72,7 +79,7 @@ async fn show(ctx: &Context, store: &Store, key: &str) -> Result<(), CliError> {
     }
     let session = store.get_session(key).await?;
     let messages = export::all_messages(store, key).await?;
-    print!("{}", export::render_markdown(&session, &messages));
+    terminal::out(&export::render_markdown(&session, &messages));
     Ok(())
 }
 
@@ -84,11 +91,11 @@ async fn delete(store: &Store, key: &str, yes: bool) -> Result<(), CliError> {
             "delete",
         )?
     {
-        println!("kept {key}");
+        outln!("kept {key}");
         return Ok(());
     }
     store.delete_session(key).await?;
-    println!("deleted {key}");
+    outln!("deleted {key}");
     Ok(())
 }
 
@@ -108,9 +115,11 @@ async fn export(
             std::fs::write(path, text.as_bytes()).map_err(|e| {
                 CliError::new(Kind::Store, format!("cannot write {}: {e}", path.display()))
             })?;
-            eprintln!("wrote {}", path.display());
+            errln!("wrote {}", path.display());
         }
-        None => print!("{text}"),
+        // JSON keeps every character (escaped); Markdown is shown without control sequences.
+        None if format == ExportFormat::Json => terminal::out_clean(&terminal::json_escaped(text)),
+        None => terminal::out(&text),
     }
     Ok(())
 }

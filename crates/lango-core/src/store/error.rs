@@ -33,6 +33,12 @@ pub enum StoreError {
     )]
     TooNew { path: PathBuf, version: i64 },
 
+    #[error(
+        "Lango cannot write to {}: {why}. Check the permissions of the folder and the file (and that the disk is not mounted read-only), or keep Lango's data in another folder (LANGO_HOME, or --data-dir for the CLI)",
+        path.display()
+    )]
+    ReadOnly { path: PathBuf, why: String },
+
     #[error("cannot access {}: {source}", path.display())]
     Io {
         path: PathBuf,
@@ -53,6 +59,7 @@ pub type StoreResult<T> = Result<T, StoreError>;
 const SQLITE_CORRUPT: i64 = 11;
 const SQLITE_NOTADB: i64 = 26;
 const SQLITE_CONSTRAINT: i64 = 19;
+const SQLITE_READONLY: i64 = 8;
 
 /// The error a SQLite result code (extended or primary) means for the user, whichever
 /// connection reported it; None when the code has no meaning of its own here.
@@ -70,6 +77,11 @@ fn by_sqlite_code(
             detail: message.to_string(),
         }),
         SQLITE_CONSTRAINT => Some(StoreError::Constraint(message.to_string())),
+        SQLITE_READONLY => Some(StoreError::ReadOnly {
+            path: path.to_path_buf(),
+            why: super::writable::read_only_reason(path)
+                .unwrap_or_else(|| format!("the database refused the write ({message})")),
+        }),
         _ => None,
     }
 }

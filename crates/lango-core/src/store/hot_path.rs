@@ -85,6 +85,19 @@ impl HotConnection {
         })
     }
 
+    /// Opens a read-only connection by SQLite URI (`read_only.rs`: immutable or `mode=ro`).
+    pub(super) fn open_read_only(uri: &str, busy_timeout: Duration) -> rusqlite::Result<Self> {
+        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY
+            | OpenFlags::SQLITE_OPEN_URI
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let conn = Connection::open_with_flags(uri, flags)?;
+        conn.busy_timeout(Duration::ZERO)?;
+        Ok(HotConnection {
+            conn: Arc::new(Mutex::new(Some(conn))),
+            busy_timeout,
+        })
+    }
+
     /// Runs `statement`, which must be a single autocommit statement (or a read): when it
     /// fails with SQLITE_BUSY nothing was written, so it is safe to run again.
     pub(super) async fn run<T, F>(&self, statement: F) -> Result<T, HotError>

@@ -24,12 +24,14 @@ mod messages;
 mod migration_lock;
 mod models;
 mod open;
+mod read_only;
 mod rewind;
 mod search;
 mod sessions;
 mod snippet;
 mod state;
 mod vectors;
+mod writable;
 mod write_tx;
 
 use std::path::{Path, PathBuf};
@@ -50,6 +52,7 @@ pub use models::{
 };
 pub use open::MIGRATOR;
 pub use vectors::{Triple, VectorRow};
+pub use writable::folder_is_writable;
 
 pub(crate) use snippet::{fold, plain_snippet, term_frequencies, SNIPPET_TOKENS};
 
@@ -72,6 +75,8 @@ struct Inner {
     path: PathBuf,
     backups_dir: PathBuf,
     counter: Arc<dyn TokenCounter>,
+    /// Opened read-only (`read_only.rs`): nothing to checkpoint at close.
+    read_only: bool,
 }
 
 impl Store {
@@ -98,6 +103,10 @@ impl Store {
         self.inner.hot_writer.close();
         self.inner.hot_reader.close();
         self.inner.reader.close().await;
+        if self.inner.read_only {
+            self.inner.writer.close().await;
+            return;
+        }
         if let Err(e) = sqlx::query("PRAGMA wal_checkpoint(TRUNCATE)")
             .execute(&self.inner.writer)
             .await

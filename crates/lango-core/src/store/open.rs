@@ -11,7 +11,7 @@ use sqlx::SqlitePool;
 
 use super::error::{classify, classify_hot, StoreError, StoreResult};
 use super::hot_path::{Access, HotConnection, HotError};
-use super::{Inner, Store};
+use super::{writable, Inner, Store};
 use crate::paths::AppPaths;
 use crate::tokens::{default_counter, TokenCounter};
 
@@ -57,6 +57,14 @@ impl Store {
                 source,
             })?;
         }
+        // Said plainly up front, not as SQLite's "unable to open database file" or a first
+        // write failing later; commands that only read then open it read-only (read_only.rs).
+        if let Some(why) = writable::read_only_reason(path) {
+            return Err(StoreError::ReadOnly {
+                path: path.to_path_buf(),
+                why,
+            });
+        }
         let classify_err = |e: sqlx::Error| classify(e, path, backups_dir);
 
         // Creating the file and upgrading its schema happen one process at a time; whoever
@@ -85,6 +93,7 @@ impl Store {
                 path: path.to_path_buf(),
                 backups_dir: backups_dir.to_path_buf(),
                 counter,
+                read_only: false,
             }),
         })
     }

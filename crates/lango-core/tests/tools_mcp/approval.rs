@@ -245,7 +245,7 @@ async fn a_denied_call_never_reaches_the_server_and_the_model_is_told() {
         ToolCallStatus::Denied
     );
     // The model's next call carried the denial, and it answered.
-    let seen = model.seen.lock().unwrap();
+    let seen = model.seen.lock().unwrap().clone();
     assert_eq!(seen.len(), 2);
     let last = serde_json::to_string(&seen[1].contents).unwrap();
     assert!(last.contains("The user denied this tool call"), "{last}");
@@ -270,7 +270,7 @@ async fn an_auto_approved_tool_runs_without_asking() {
     )
     .await;
     turn.result.as_ref().unwrap();
-    let asked = asked.lock().unwrap();
+    let asked = asked.lock().unwrap().clone();
     assert_eq!(asked.len(), 1, "only get-sum needs asking");
     assert_eq!(asked[0].tool, "get-sum");
     let results = turn.results().await;
