@@ -20,6 +20,8 @@ bench:      ## benchmarks (release build); prints throughput and ratios
 	cargo bench -p lango-core --bench provider
 	cargo bench -p lango-core --bench agent
 	cargo bench -p lango-core --bench memory
+	./scripts/install-mcp-test-servers.sh
+	cargo bench -p lango-core --bench mcp
 
 perf:       ## desktop: cold start, idle RSS, first paint of a 10k-message chat (release build)
 	./scripts/perf-desktop.sh

@@ -19,6 +19,17 @@ const EVERYTHING = resolve(
   REPO_ROOT,
   'tests/mcp-servers/node_modules/@modelcontextprotocol/server-everything/dist/index.js',
 );
+const FAULT_SERVER = resolve(REPO_ROOT, 'tests/mcp-servers/fault-server.mjs');
+
+/** Whether a process runs (and is not a zombie). */
+function alive(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return !/^\s*Z/.test(stat.slice(stat.lastIndexOf(')') + 1));
+  } catch {
+    return false;
+  }
+}
 
 const SCRIPT = {
   turns: [
@@ -37,6 +48,7 @@ describe('Lango desktop: MCP tools behind the approval card', () => {
   let driver;
   let session;
   let fake;
+  let faultLog;
 
   const lastAssistantText = async () => {
     const all = await session.findAll('.message[data-role="assistant"]');
@@ -66,12 +78,17 @@ describe('Lango desktop: MCP tools behind the approval card', () => {
       return dir;
     };
     fake = await startFakeProvider(SCRIPT, tmpRoot);
+    faultLog = join(tmpRoot, 'fault-server.log');
     writeFileSync(
       join(langoHome, 'settings.json'),
       JSON.stringify({
         providers: { fake: { type: 'openai-compatible', baseUrl: `${fake.url}/v1`, defaultModel: 'fake-model' } },
         agent: { provider: 'fake' },
-        mcpServers: { everything: { command: 'node', args: [EVERYTHING, 'stdio'] } },
+        mcpServers: {
+          everything: { command: 'node', args: [EVERYTHING, 'stdio'] },
+          // Logs its pid, so the last test can check it does not outlive the app.
+          fault: { command: 'node', args: [FAULT_SERVER], env: { FAULT_LOG: faultLog }, disabledTools: ['crash'] },
+        },
       }),
     );
     const env = {
@@ -165,5 +182,20 @@ describe('Lango desktop: MCP tools behind the approval card', () => {
     await waitIdle();
     const sent = JSON.stringify(fake.chatRequests().at(-1).messages);
     assert.match(sent, /Echo: no card/);
+  });
+
+  test('quitting the app stops its MCP servers', async () => {
+    const pids = () =>
+      (existsSync(faultLog) ? readFileSync(faultLog, 'utf8') : '')
+        .split('\n')
+        .filter((l) => l.startsWith('started pid='))
+        .map((l) => Number(l.slice('started pid='.length)));
+    await waitFor(() => pids().length > 0, { what: 'the fault server to start' });
+    const running = pids().filter(alive);
+    assert.equal(running.length, 1, `expected one running fault server, got ${pids()}`);
+    await session.screenshot('tools before quitting');
+    await session.delete();
+    session = null;
+    await waitFor(() => !alive(running[0]), { what: `server ${running[0]} to stop with the app`, timeout: 10_000 });
   });
 });

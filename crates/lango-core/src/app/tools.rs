@@ -124,6 +124,17 @@ impl App {
     ) -> Result<McpServerInfo, AppError> {
         let settings = {
             let mut running = self.inner.running.write().await;
+            // The app runs on defaults when the file has mistakes: saving now would replace
+            // the user's file with them.
+            if let Some(problem) = &running.load_error {
+                return Err(AppError::new(
+                    "invalid_settings",
+                    format!(
+                        "the settings file has mistakes, so nothing was saved; fix it first ({})",
+                        problem.message
+                    ),
+                ));
+            }
             let Some(current) = running.settings.mcp_servers.get(server).cloned() else {
                 return Err(McpError::UnknownServer(server.to_owned()).into());
             };

@@ -69,6 +69,21 @@ async fn an_image_from_a_tool_reaches_the_card_and_only_a_placeholder_reaches_th
 }
 
 #[tokio::test]
+async fn annotated_content_keeps_its_text_and_image() {
+    let hub = hub(vec![("everything", everything())]).await;
+    let out = tool(&hub, "everything__get-annotated-message")
+        .run_output(
+            ctx(),
+            args(json!({"messageType": "error", "includeImage": true})),
+        )
+        .await
+        .expect("annotated");
+    let text = out.value["content"].as_str().unwrap();
+    assert!(text.starts_with("Error: Operation failed"), "{text}");
+    assert_eq!(out.images.len(), 1);
+}
+
+#[tokio::test]
 async fn a_long_running_call_reports_its_progress() {
     let hub = hub(vec![("everything", everything())]).await;
     let seen = Arc::new(Mutex::new(Vec::new()));

@@ -6,7 +6,7 @@
 //! app keeps one, so saving unrelated settings never restarts a server.
 
 use std::collections::{BTreeMap, HashSet};
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, PoisonError, RwLock};
 use std::time::Duration;
 
 use serde::Serialize;
@@ -67,7 +67,12 @@ struct Servers(RwLock<BTreeMap<String, Arc<McpServer>>>);
 impl Drop for Servers {
     fn drop(&mut self) {
         // Each supervisor task holds its server: stopping aborts it, which lets go.
-        for server in write(&self.0).values() {
+        for server in self
+            .0
+            .write()
+            .unwrap_or_else(PoisonError::into_inner)
+            .values()
+        {
             server.stop();
         }
     }
@@ -83,7 +88,11 @@ impl McpHub {
 
     /// Brings the running servers in line with `configured`.
     pub fn apply(&self, configured: &McpServers) {
-        let mut servers = write(&self.servers.0);
+        let mut servers = self
+            .servers
+            .0
+            .write()
+            .unwrap_or_else(PoisonError::into_inner);
         servers.retain(|name, server| {
             let keep = configured.contains_key(name);
             if !keep {
@@ -114,7 +123,12 @@ impl McpHub {
     }
 
     pub fn server(&self, name: &str) -> Option<Arc<McpServer>> {
-        read(&self.servers.0).get(name).cloned()
+        self.servers
+            .0
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(name)
+            .cloned()
     }
 
     /// Restarts one server (after a crash it gave up on, or to pick up a new binary).
@@ -128,7 +142,14 @@ impl McpHub {
 
     /// Waits until no enabled server is still starting, at most `limit`.
     pub async fn wait_started(&self, limit: Duration) {
-        let servers: Vec<Arc<McpServer>> = read(&self.servers.0).values().cloned().collect();
+        let servers: Vec<Arc<McpServer>> = self
+            .servers
+            .0
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .values()
+            .cloned()
+            .collect();
         let all = async {
             for server in servers {
                 let mut state = server.subscribe();
@@ -140,14 +161,27 @@ impl McpHub {
 
     /// Stops every server (the app quits).
     pub fn shutdown(&self) {
-        for server in write(&self.servers.0).values() {
+        for server in self
+            .servers
+            .0
+            .write()
+            .unwrap_or_else(PoisonError::into_inner)
+            .values()
+        {
             server.stop();
         }
     }
 
     /// Every server with its state and tools, in name order.
     pub fn describe(&self) -> Vec<McpServerInfo> {
-        let servers: Vec<Arc<McpServer>> = read(&self.servers.0).values().cloned().collect();
+        let servers: Vec<Arc<McpServer>> = self
+            .servers
+            .0
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .values()
+            .cloned()
+            .collect();
         let mut taken = HashSet::new();
         servers
             .iter()
@@ -192,7 +226,14 @@ impl McpHub {
 
 impl Toolset for McpHub {
     fn tools(&self) -> Vec<Arc<dyn Tool>> {
-        let servers: Vec<Arc<McpServer>> = read(&self.servers.0).values().cloned().collect();
+        let servers: Vec<Arc<McpServer>> = self
+            .servers
+            .0
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .values()
+            .cloned()
+            .collect();
         let mut taken = HashSet::new();
         let mut out: Vec<Arc<dyn Tool>> = Vec::new();
         for server in servers {
@@ -242,18 +283,4 @@ pub fn with_policy(
 /// Whether two settings run the same process (only policy keys differ).
 fn same_process(a: &McpServerSettings, b: &McpServerSettings) -> bool {
     a.transport == b.transport && a.disabled == b.disabled
-}
-
-fn read<T>(lock: &RwLock<T>) -> std::sync::RwLockReadGuard<'_, T> {
-    match lock.read() {
-        Ok(g) => g,
-        Err(poisoned) => poisoned.into_inner(),
-    }
-}
-
-fn write<T>(lock: &RwLock<T>) -> std::sync::RwLockWriteGuard<'_, T> {
-    match lock.write() {
-        Ok(g) => g,
-        Err(poisoned) => poisoned.into_inner(),
-    }
 }

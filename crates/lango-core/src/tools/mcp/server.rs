@@ -5,7 +5,7 @@
 //! Owns a server's life and state. It must not name tools for models (`hub` does) nor
 //! decide approval (`tool` reads this server's settings for that).
 
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, PoisonError, RwLock};
 use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value};
@@ -93,12 +93,18 @@ impl McpServer {
     }
 
     pub fn settings(&self) -> McpServerSettings {
-        read(&self.settings).clone()
+        self.settings
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
     }
 
     /// New policy keys (`autoApprove`, `disabledTools`, `timeout`) without a restart.
     pub fn update_policy(&self, settings: &McpServerSettings) {
-        let mut current = write(&self.settings);
+        let mut current = self
+            .settings
+            .write()
+            .unwrap_or_else(PoisonError::into_inner);
         current.auto_approve = settings.auto_approve.clone();
         current.disabled_tools = settings.disabled_tools.clone();
         current.timeout = settings.timeout;
@@ -113,7 +119,10 @@ impl McpServer {
     }
 
     pub fn tools(&self) -> Vec<RemoteTool> {
-        read(&self.tools).clone()
+        self.tools
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
     }
 
     pub fn stderr_tail(&self) -> Vec<String> {
@@ -122,13 +131,22 @@ impl McpServer {
 
     /// The running process's id (stdio servers).
     pub fn pid(&self) -> Option<u32> {
-        read(&self.connection).as_ref().and_then(|c| c.pid())
+        self.connection
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .as_ref()
+            .and_then(|c| c.pid())
     }
 
     /// Stops whatever runs and starts again (or stays stopped when disabled).
     pub fn restart(self: &Arc<Self>) {
         self.stop();
-        if read(&self.settings).disabled {
+        if self
+            .settings
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .disabled
+        {
             self.state.send_replace(ServerState::Disabled);
             return;
         }
@@ -147,7 +165,12 @@ impl McpServer {
                 task.abort();
             }
         }
-        if let Some(conn) = write(&self.connection).take() {
+        if let Some(conn) = self
+            .connection
+            .write()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take()
+        {
             drop(conn);
         }
     }
@@ -159,7 +182,11 @@ impl McpServer {
         args: Map<String, Value>,
         progress: Option<ProgressSink>,
     ) -> Result<Value, McpError> {
-        let conn = read(&self.connection).clone();
+        let conn = self
+            .connection
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
         let Some(conn) = conn.filter(|c| !c.is_closed()) else {
             return Err(match self.state() {
                 ServerState::Failed(why) => McpError::ServerGone {
@@ -177,25 +204,28 @@ impl McpServer {
         loop {
             self.state.send_replace(ServerState::Starting);
             let started = Instant::now();
-            match self.run_once().await {
-                Ok(()) => {}
-                Err(e) => {
-                    let permanent = matches!(
-                        e,
-                        McpError::CommandNotFound { .. }
-                            | McpError::MissingSecret { .. }
-                            | McpError::Secret { .. }
-                            | McpError::Spawn { .. }
-                    );
-                    tracing::warn!(server = %self.name, error = %e, "MCP server failed");
-                    self.state.send_replace(ServerState::Failed(e.to_string()));
-                    if permanent {
-                        return;
-                    }
-                }
+            let e = self.run_once().await;
+            // Retrying cannot help these: the user must change something first.
+            let permanent = matches!(
+                e,
+                McpError::CommandNotFound { .. }
+                    | McpError::MissingSecret { .. }
+                    | McpError::Secret { .. }
+                    | McpError::Spawn { .. }
+            );
+            tracing::warn!(server = %self.name, error = %e, "MCP server failed");
+            self.state.send_replace(ServerState::Failed(e.to_string()));
+            if permanent {
+                return;
             }
-            write(&self.connection).take();
-            write(&self.tools).clear();
+            self.connection
+                .write()
+                .unwrap_or_else(PoisonError::into_inner)
+                .take();
+            self.tools
+                .write()
+                .unwrap_or_else(PoisonError::into_inner)
+                .clear();
             if started.elapsed() >= STABLE_AFTER {
                 failures = 0;
             }
@@ -219,8 +249,15 @@ impl McpServer {
         }
     }
 
-    /// Starts the server and serves until it exits. `Ok` = it ran and then exited.
-    async fn run_once(&self) -> Result<(), McpError> {
+    /// Starts the server and serves until it ends; why it ended.
+    async fn run_once(&self) -> McpError {
+        match self.serve().await {
+            Ok(never) => match never {},
+            Err(e) => e,
+        }
+    }
+
+    async fn serve(&self) -> Result<std::convert::Infallible, McpError> {
         let settings = self.settings();
         let (changed_tx, mut changed) = watch::channel(0u64);
         let conn = Connection::start(StartOptions {
@@ -235,8 +272,11 @@ impl McpServer {
         let conn = Arc::new(conn);
         let tools = conn.list_tools().await?;
         tracing::info!(server = %self.name, tools = tools.len(), "MCP server ready");
-        *write(&self.tools) = tools;
-        *write(&self.connection) = Some(Arc::clone(&conn));
+        *self.tools.write().unwrap_or_else(PoisonError::into_inner) = tools;
+        *self
+            .connection
+            .write()
+            .unwrap_or_else(PoisonError::into_inner) = Some(Arc::clone(&conn));
         self.state.send_replace(ServerState::Ready);
         let mut closed = conn.closed();
         loop {
@@ -248,7 +288,7 @@ impl McpServer {
                 changed = changed.changed() => {
                     if changed.is_err() { break; }
                     match conn.list_tools().await {
-                        Ok(tools) => *write(&self.tools) = tools,
+                        Ok(tools) => *self.tools.write().unwrap_or_else(PoisonError::into_inner) = tools,
                         Err(e) => tracing::warn!(server = %self.name, error = %e, "listing tools again failed"),
                     }
                 }
@@ -265,19 +305,5 @@ impl McpServer {
 impl Drop for McpServer {
     fn drop(&mut self) {
         self.stop();
-    }
-}
-
-fn read<T>(lock: &RwLock<T>) -> std::sync::RwLockReadGuard<'_, T> {
-    match lock.read() {
-        Ok(g) => g,
-        Err(poisoned) => poisoned.into_inner(),
-    }
-}
-
-fn write<T>(lock: &RwLock<T>) -> std::sync::RwLockWriteGuard<'_, T> {
-    match lock.write() {
-        Ok(g) => g,
-        Err(poisoned) => poisoned.into_inner(),
     }
 }
