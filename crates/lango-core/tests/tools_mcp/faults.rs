@@ -216,3 +216,32 @@ async fn no_server_process_outlives_the_hub() {
         "server {pid} outlived the hub"
     );
 }
+
+#[tokio::test]
+async fn a_keychain_reference_in_env_reaches_the_server_but_not_the_settings() {
+    use lango_core::secrets::{ApiKey, KeychainStatus, SecretStore};
+    let dir = tempfile::tempdir().unwrap();
+    // No OS keychain in this test: the opt-in file store stands in for it.
+    let secrets = SecretStore::new(
+        KeychainStatus::Unavailable {
+            reason: "test".into(),
+        },
+        true,
+        dir.path(),
+    );
+    secrets.set("server-token", &ApiKey::new("tok-123-secret")).unwrap();
+    let mut settings = everything();
+    if let McpTransport::Stdio { env, .. } = &mut settings.transport {
+        env.insert("SERVER_TOKEN".into(), "keychain:server-token".into());
+    }
+    let written = serde_json::to_string(&settings).unwrap();
+    assert!(!written.contains("tok-123-secret"));
+    let options = ServerOptions {
+        secrets: Some(secrets),
+        ..options()
+    };
+    let hub = hub_with(vec![("everything", settings)], options).await;
+    let out = tool(&hub, "everything__get-env").run_output(ctx(), args(json!({}))).await.unwrap();
+    let text = out.value["content"].as_str().unwrap();
+    assert!(text.contains("tok-123-secret"), "{text}");
+}
