@@ -229,7 +229,9 @@ async fn a_keychain_reference_in_env_reaches_the_server_but_not_the_settings() {
         true,
         dir.path(),
     );
-    secrets.set("server-token", &ApiKey::new("tok-123-secret")).unwrap();
+    secrets
+        .set("server-token", &ApiKey::new("tok-123-secret"))
+        .unwrap();
     let mut settings = everything();
     if let McpTransport::Stdio { env, .. } = &mut settings.transport {
         env.insert("SERVER_TOKEN".into(), "keychain:server-token".into());
@@ -241,7 +243,10 @@ async fn a_keychain_reference_in_env_reaches_the_server_but_not_the_settings() {
         ..options()
     };
     let hub = hub_with(vec![("everything", settings)], options).await;
-    let out = tool(&hub, "everything__get-env").run_output(ctx(), args(json!({}))).await.unwrap();
+    let out = tool(&hub, "everything__get-env")
+        .run_output(ctx(), args(json!({})))
+        .await
+        .unwrap();
     let text = out.value["content"].as_str().unwrap();
     assert!(text.contains("tok-123-secret"), "{text}");
 }
