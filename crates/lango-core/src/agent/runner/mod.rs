@@ -448,6 +448,9 @@ impl Runner {
             if calls.is_empty() {
                 return Ok(());
             }
+            // Let the consumer show the calls (the CLI's "[calling …]") before an approval
+            // question or the tools' own output.
+            tokio::task::yield_now().await;
 
             let transfer = self.transfer_target(&calls)?;
             let over_limit = self.max_tool_calls > 0
