@@ -31,6 +31,8 @@ struct Script {
     calls: Mutex<VecDeque<(String, Value)>>,
     forever: Option<(String, Value)>,
     seen: Mutex<Vec<LlmRequest>>,
+    /// The first reply stops at the output limit (`truncated`).
+    cut_first: bool,
 }
 
 impl Script {
@@ -39,6 +41,16 @@ impl Script {
             calls: Mutex::new(calls.into_iter().map(|(n, a)| (n.to_owned(), a)).collect()),
             forever: None,
             seen: Mutex::default(),
+            cut_first: false,
+        })
+    }
+
+    fn cut_at_the_limit(calls: Vec<(&str, Value)>) -> Arc<Self> {
+        Arc::new(Self {
+            calls: Mutex::new(calls.into_iter().map(|(n, a)| (n.to_owned(), a)).collect()),
+            forever: None,
+            seen: Mutex::default(),
+            cut_first: true,
         })
     }
 
@@ -47,6 +59,7 @@ impl Script {
             calls: Mutex::default(),
             forever: Some((name.to_owned(), args)),
             seen: Mutex::default(),
+            cut_first: false,
         })
     }
 }
@@ -85,6 +98,7 @@ impl Llm for Script {
             content: Some(Content::new(roles::MODEL, vec![part])),
             partial: false,
             turn_complete: true,
+            truncated: self.cut_first && n == 1,
             ..Default::default()
         })]))
     }
@@ -391,4 +405,25 @@ async fn a_model_that_keeps_calling_tools_is_stopped_at_the_limit_with_every_cal
         .count();
     assert_eq!(calls, 4);
     assert_eq!(answers, calls, "a call was left without its result");
+}
+
+#[tokio::test]
+async fn a_call_in_a_reply_cut_at_the_output_limit_is_never_run() {
+    let log = tempfile::NamedTempFile::new().unwrap();
+    let mut settings = fault(&[], log.path());
+    settings.auto_approve = vec!["sleep".into()];
+    let hub = hub(vec![("fault", settings)]).await;
+    let model = Script::cut_at_the_limit(vec![("fault__sleep", json!({"ms": 10}))]);
+    let turn = play(&hub, Arc::clone(&model), None, |r| r, None).await;
+    turn.result.as_ref().expect("the turn goes on");
+    assert!(!std::fs::read_to_string(log.path())
+        .unwrap()
+        .contains("sleep started"));
+    let results = turn.results().await;
+    assert!(
+        results[0].output.contains("cut at the output limit"),
+        "{}",
+        results[0].output
+    );
+    assert_eq!(turn.rows().await.last().unwrap().content, "done");
 }

@@ -44,6 +44,8 @@ use crate::provider::{BoxFuture, ToolSpec};
 pub const TRANSFER_TO_AGENT: &str = "transfer_to_agent";
 /// Model calls per user turn when none is configured (`agent.maxTurns` 0 → 50).
 pub const DEFAULT_MAX_TURNS: u32 = 50;
+/// What the model is told about a call in a reply the output limit cut.
+pub const CUT_CALL_MESSAGE: &str = "Not run: your reply was cut at the output limit, so this call's arguments may be incomplete. Make the call again, with shorter text before it.";
 /// `agent.toolTimeout` default.
 pub const DEFAULT_TOOL_TIMEOUT: Duration = Duration::from_secs(120);
 
@@ -407,6 +409,8 @@ impl Runner {
 
             let mut responses = active.model.generate_content(&call_ctx, request, stream);
             let mut calls: Vec<FunctionCall> = Vec::new();
+            // The output limit cut this step: its last call's arguments may be incomplete.
+            let mut cut_at_limit = false;
             // Text the user has already seen of this step: kept if the step fails midway.
             let mut streamed = String::new();
             loop {
@@ -437,6 +441,7 @@ impl Runner {
                 }
                 streamed.clear();
                 let step_calls = function_calls(event.content.as_ref());
+                cut_at_limit |= event.truncated;
                 event.turn_complete = step_calls.is_empty();
                 if event.content.as_ref().is_some_and(|c| !c.parts.is_empty()) {
                     self.append(session.as_ref(), event.clone()).await?;
@@ -452,7 +457,11 @@ impl Runner {
             // question or the tools' own output.
             tokio::task::yield_now().await;
 
-            let transfer = self.transfer_target(&calls)?;
+            let transfer = if cut_at_limit {
+                None
+            } else {
+                self.transfer_target(&calls)?
+            };
             let over_limit = self.max_tool_calls > 0
                 && tool_calls_made.saturating_add(calls.len() as u32) > self.max_tool_calls;
             tool_calls_made = tool_calls_made.saturating_add(calls.len() as u32);
@@ -475,6 +484,9 @@ impl Runner {
                         "Not run: this message already caused {} tool calls (the limit, tools.maxCallsPerTurn).",
                         self.max_tool_calls
                     ))
+                } else if cut_at_limit {
+                    // Arguments cut mid-way would run as `{}` or half an object: never act on them.
+                    error_object(CUT_CALL_MESSAGE)
                 } else if call.name == TRANSFER_TO_AGENT {
                     let target = call
                         .args
