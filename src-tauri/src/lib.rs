@@ -63,6 +63,7 @@ pub fn run() {
                     }
                 });
             }
+            tauri::async_runtime::spawn(quit_on_signals(handle.clone()));
             tauri::async_runtime::spawn(open_app(handle, paths.clone(), started));
             Ok(())
         })
@@ -117,6 +118,31 @@ pub fn run() {
             tracing::info!("Lango stopped");
         }
     });
+}
+
+/// SIGTERM (the session logging out, `kill`) and SIGHUP quit like closing the window: the
+/// reply being written is stopped and kept, marked interrupted, and the database closed.
+async fn quit_on_signals(handle: tauri::AppHandle) {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        let (Ok(mut term), Ok(mut hup)) = (
+            signal(SignalKind::terminate()),
+            signal(SignalKind::hangup()),
+        ) else {
+            tracing::warn!(
+                "cannot listen for SIGTERM/SIGHUP; they will end Lango without a clean shutdown"
+            );
+            return;
+        };
+        tokio::select! {
+            _ = term.recv() => tracing::info!("SIGTERM: quitting"),
+            _ = hup.recv() => tracing::info!("SIGHUP: quitting"),
+        }
+        handle.exit(0);
+    }
+    #[cfg(not(unix))]
+    let _ = handle;
 }
 
 /// Opens the engine, then forwards its memory events to the window as `memory` events.

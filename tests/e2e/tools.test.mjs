@@ -8,6 +8,8 @@
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { execFileSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { after, afterEach, before, describe, test } from 'node:test';
 
@@ -37,6 +39,7 @@ const SCRIPT = {
     { type: 'tool_call', id: 'call_sum_1', name: 'everything__get-sum', arguments_json: '{"a":2,"b":3}', then_text: 'I did not run it.' },
     { type: 'tool_call', id: 'call_echo_2', name: 'everything__echo', arguments_json: '{"message":"always"}', then_text: 'Allowed for good.' },
     { type: 'tool_call', id: 'call_echo_3', name: 'everything__echo', arguments_json: '{"message":"no card"}', then_text: 'Ran without asking.' },
+    { type: 'stall', chunks: ['Half a reply, then the session logs out'], stall_ms: 120000 },
     { type: 'text', chunks: ['ok'] },
   ],
   models: ['fake-model'],
@@ -184,18 +187,45 @@ describe('Lango desktop: MCP tools behind the approval card', () => {
     assert.match(sent, /Echo: no card/);
   });
 
-  test('quitting the app stops its MCP servers', async () => {
+  test('SIGTERM mid-reply (a session logging out) keeps the partial reply and stops the servers', async () => {
     const pids = () =>
       (existsSync(faultLog) ? readFileSync(faultLog, 'utf8') : '')
         .split('\n')
         .filter((l) => l.startsWith('started pid='))
         .map((l) => Number(l.slice('started pid='.length)));
     await waitFor(() => pids().length > 0, { what: 'the fault server to start' });
-    const running = pids().filter(alive);
-    assert.equal(running.length, 1, `expected one running fault server, got ${pids()}`);
-    await session.screenshot('tools before quitting');
-    await session.delete();
+    const servers = pids().filter(alive);
+    assert.equal(servers.length, 1, `expected one running fault server, got ${pids()}`);
+    await sendMessage('Write something long.');
+    await waitFor(async () => (await lastAssistantText()).includes('Half a reply'), { what: 'the partial reply' });
+    await session.screenshot('tools before SIGTERM');
+    // The app process of this test: the one whose environment names our data folder.
+    const app = readdirSync('/proc')
+      .filter((d) => /^\d+$/.test(d))
+      .find((pid) => {
+        try {
+          return (
+            readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('lango-desktop') &&
+            readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes(`LANGO_HOME=${langoHome}`)
+          );
+        } catch {
+          return false;
+        }
+      });
+    assert.ok(app, 'the app process was not found');
+    process.kill(Number(app), 'SIGTERM');
+    await waitFor(() => !alive(Number(app)), { what: 'the app to quit on SIGTERM', timeout: 15_000 });
+    await waitFor(() => !alive(servers[0]), { what: `server ${servers[0]} to stop with the app`, timeout: 10_000 });
+    await session.delete().catch(() => {});
     session = null;
-    await waitFor(() => !alive(running[0]), { what: `server ${running[0]} to stop with the app`, timeout: 10_000 });
+    // The partial reply is in the database, marked interrupted.
+    const lango = resolve(REPO_ROOT, 'target', 'debug', 'lango');
+    const list = JSON.parse(execFileSync(lango, ['--data-dir', langoHome, '--json', 'sessions', 'list'], { encoding: 'utf8' }));
+    const key = list[0].key;
+    const shown = JSON.parse(execFileSync(lango, ['--data-dir', langoHome, '--json', 'sessions', 'show', key], { encoding: 'utf8' }));
+    const messages = shown.messages ?? shown;
+    const last = messages[messages.length - 1];
+    assert.equal(last.content, 'Half a reply, then the session logs out');
+    assert.equal(last.status, 'interrupted');
   });
 });

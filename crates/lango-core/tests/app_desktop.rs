@@ -197,6 +197,33 @@ async fn stop_mid_reply_keeps_the_partial_reply_and_closes_the_provider_connecti
     assert!(!app.is_busy("s"));
 }
 
+#[tokio::test(flavor = "multi_thread")]
+async fn quitting_mid_reply_keeps_the_partial_reply_marked_interrupted() {
+    let (home, _fake, app) = app_with(Script::new([Turn::stall(["Half of an ans"], 30_000)])).await;
+    let runner = app.clone();
+    let (seen, sink) = recorder();
+    let _turn = tokio::spawn(async move { runner.send("s", "long question", sink).await });
+    for _ in 0..200 {
+        if !streamed_text(&seen).is_empty() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(streamed_text(&seen), "Half of an ans");
+    // The window closes (or the session logs out: SIGTERM) while the reply is written.
+    tokio::time::timeout(Duration::from_secs(10), app.shutdown())
+        .await
+        .expect("quitting does not hang");
+    let store = lango_core::store::Store::open(&home.path().join("lango.db"))
+        .await
+        .unwrap();
+    let rows = store.list_messages("s").await.unwrap();
+    store.close().await;
+    let reply = rows.last().expect("rows");
+    assert_eq!(reply.content, "Half of an ans");
+    assert_eq!(reply.status, MessageStatus::Interrupted);
+}
+
 #[tokio::test]
 async fn a_second_message_while_a_reply_is_written_is_refused_as_busy() {
     let (_home, _fake, app) = app_with(Script::new([Turn::stall(["..."], 30_000)])).await;

@@ -36,6 +36,9 @@ use crate::secrets::{probe_keychain, KeychainStatus, SecretStore};
 use crate::store::Store;
 use crate::tools::mcp::{McpHub, ServerOptions};
 
+/// How long quitting waits for stopped turns to store their partial replies.
+const TURN_DRAIN_LIMIT: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// A handle to the running app. Cheap to clone; all clones share one state.
 #[derive(Clone, Debug)]
 pub struct App {
@@ -232,6 +235,13 @@ impl App {
 
     /// Stops accepting turns, cancels those in flight, finishes the memory cycle in progress
     /// and closes the store. The last call before the process exits.
+    fn has_turns(&self) -> bool {
+        match self.inner.turns.lock() {
+            Ok(t) => !t.is_empty(),
+            Err(poisoned) => !poisoned.into_inner().is_empty(),
+        }
+    }
+
     pub async fn shutdown(&self) {
         let tokens: Vec<CancellationToken> = match self.inner.turns.lock() {
             Ok(turns) => turns.values().cloned().collect(),
@@ -239,6 +249,12 @@ impl App {
         };
         for token in tokens {
             token.cancel();
+        }
+        // A stopped turn writes its partial reply (marked interrupted) as it ends: let it,
+        // for a bounded time, before the store closes.
+        let deadline = tokio::time::Instant::now() + TURN_DRAIN_LIMIT;
+        while self.has_turns() && tokio::time::Instant::now() < deadline {
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
         }
         let engine = self.inner.running.write().await.engine.take();
         if let Some(engine) = engine {
