@@ -150,10 +150,28 @@ async fn sigkill_during_compaction_leaves_old_or_new_state() {
                 "--test-threads=1",
             ])
             .env(CHILD_ENV, &path)
-            .stdout(Stdio::null())
+            .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
             .unwrap();
+        // Counted from when its store is open: a loaded machine can take longer than the
+        // whole kill delay just to start a process.
+        let stdout = child.stdout.take().unwrap();
+        let ready = tokio::task::spawn_blocking(move || {
+            use std::io::BufRead;
+            let mut lines = std::io::BufReader::new(stdout).lines();
+            let ready = lines
+                .by_ref()
+                .any(|l| l.is_ok_and(|l| l.contains("child ready")));
+            // Keep draining so the child never blocks on a full pipe.
+            std::thread::spawn(move || lines.for_each(drop));
+            ready
+        });
+        let ready = tokio::time::timeout(Duration::from_secs(120), ready).await;
+        assert!(
+            matches!(ready, Ok(Ok(true))),
+            "the child never opened the store"
+        );
         // Let it run a varying while, then kill it without warning.
         tokio::time::sleep(Duration::from_millis(300 + round * 170)).await;
         child.kill().unwrap(); // SIGKILL on unix
