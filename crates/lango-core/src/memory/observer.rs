@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use futures_util::StreamExt;
 
+use super::context::fit_memory;
 use super::prompts;
 use super::{MemoryConfig, MemoryError};
 use crate::agent::{roles, Content, GenerateConfig, Llm, LlmRequest, RequestContext};
@@ -96,6 +97,7 @@ impl Observer {
         let (seq_start, seq_end) = (first.seq, last.seq);
         let content = generate(
             self.llm.as_ref(),
+            self.counter.as_ref(),
             key,
             OBSERVER_AGENT,
             &self.model,
@@ -103,6 +105,9 @@ impl Observer {
             render_messages(&batch),
         )
         .await?;
+        // Never archive rows behind a note the prompt would not show: they stay in the
+        // history (observed, not compacted) instead.
+        let compact = compact && self.note_is_placed(store, key, &content).await?;
         let observation = Observation {
             id: String::new(),
             session_key: key.to_string(),
@@ -124,6 +129,47 @@ impl Observer {
                 Ok(None)
             }
         }
+    }
+
+    /// Whether `note`, saved now as the newest observation, would be in the session's memory
+    /// section (the same fitting as context assembly: budget and context limits).
+    async fn note_is_placed(
+        &self,
+        store: &Store,
+        key: &str,
+        note: &str,
+    ) -> Result<bool, MemoryError> {
+        let reflections = store
+            .list_recent_reflections(key, self.config.max_reflections_in_context)
+            .await?;
+        // The note takes one of the `maxObservationsInContext` places (0 = unlimited).
+        let earlier = match self.config.max_observations_in_context {
+            0 => store.list_recent_observations(key, 0).await?,
+            1 => Vec::new(),
+            n => store.list_recent_observations(key, n - 1).await?,
+        };
+        let reflections: Vec<&str> = reflections.iter().map(|r| r.content.as_str()).collect();
+        let observations: Vec<&str> = earlier
+            .iter()
+            .map(|o| o.content.as_str())
+            .chain(std::iter::once(note))
+            .collect();
+        let fit = fit_memory(
+            &reflections,
+            &observations,
+            self.counter.as_ref(),
+            self.config.memory_token_budget,
+        );
+        let placed = fit.observations == observations.len();
+        if !placed {
+            tracing::warn!(
+                session = key,
+                note_tokens = self.counter.count(note),
+                budget = self.config.memory_token_budget,
+                "memory: the new note does not fit the memory section; its messages stay in the history instead of being compacted"
+            );
+        }
+        Ok(placed)
     }
 
     fn cost(&self, m: &StoredMessage) -> usize {
@@ -219,11 +265,26 @@ pub(crate) fn to_i64(n: usize) -> i64 {
     i64::try_from(n).unwrap_or(i64::MAX)
 }
 
+/// Replies longer than this many times the requested `max_output_tokens` are rejected: the
+/// margin absorbs our counter disagreeing with the provider's tokenizer.
+const REPLY_TOKEN_MARGIN: usize = 2;
+/// Characters per token above which a reply is rejected without counting it (no tokenizer
+/// averages this many), so a huge reply is never tokenized.
+const MAX_CHARS_PER_TOKEN: usize = 16;
+
+/// The longest memory reply accepted, in tokens of `counter`.
+pub(crate) fn reply_token_limit() -> usize {
+    prompts::MAX_OUTPUT_TOKENS as usize * REPLY_TOKEN_MARGIN
+}
+
 /// One memory model call: system + user text, no tools, `max_output_tokens` 1024,
 /// `stream = false`, in the session's context. Returns the trimmed reply; empty →
-/// [`MemoryError::EmptyReply`].
+/// [`MemoryError::EmptyReply`]; above [`reply_token_limit`] → [`MemoryError::ReplyTooLong`]
+/// (a model that ignores its output limit fails the cycle rather than store a note that
+/// would crowd everything else out of the memory section).
 pub(crate) async fn generate(
     llm: &dyn Llm,
+    counter: &dyn TokenCounter,
     key: &str,
     agent: &str,
     model: &str,
@@ -254,6 +315,10 @@ pub(crate) async fn generate(
     let reply = reply.trim();
     if reply.is_empty() {
         return Err(MemoryError::EmptyReply);
+    }
+    let limit = reply_token_limit();
+    if reply.len() > limit * MAX_CHARS_PER_TOKEN || counter.count(reply) > limit {
+        return Err(MemoryError::ReplyTooLong { limit });
     }
     Ok(reply.to_string())
 }

@@ -54,4 +54,8 @@ pub enum MemoryError {
     /// The model answered with nothing usable; nothing was saved (REFERENCE §3.10 [FIX]).
     #[error("the memory's model returned an empty reply")]
     EmptyReply,
+    /// The model ignored the request's output limit: nothing was saved, so a note that
+    /// cannot fit the memory section never stands in for the messages it covers.
+    #[error("the memory's model replied with more than {limit} tokens (its output limit); the reply was discarded")]
+    ReplyTooLong { limit: usize },
 }
