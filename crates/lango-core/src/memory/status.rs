@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 use crate::agent::AgentError;
-use crate::store::{Observation, Reflection, StoreError};
+use crate::store::{MemoryFailure, Observation, Reflection, StoreError};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -28,6 +28,9 @@ pub struct MemoryStatus {
     pub observation_token_threshold: usize,
     pub observations: usize,
     pub reflections: usize,
+    /// The last failure of the memory (by any process) since it last succeeded: the messages
+    /// stay unobserved and the cycle after the next turn tries again.
+    pub last_error: Option<MemoryFailure>,
 }
 
 /// Sent on the memory's broadcast channel.

@@ -277,3 +277,26 @@ async fn a_note_the_memory_section_cannot_show_leaves_its_messages_in_the_histor
     );
     assert!(store.archived_messages(KEY, 1, 4).await.unwrap().is_empty());
 }
+
+#[tokio::test]
+async fn a_failed_memory_call_shows_in_the_status_until_a_cycle_succeeds() {
+    let (_dir, store, counter) = store_with_cost(10).await;
+    let llm = ScriptedLlm::new([Reply::Fail("provider said 503".into())]);
+    let c = cycle(&store, &llm, &counter, &config(1, 1_000_000));
+    pairs(&store, 0..3).await;
+
+    assert!(c.run(KEY).await.observe_error.is_some());
+    // Any process reading the store sees it: a fresh cycle on the same store.
+    let other = cycle(&store, &llm, &counter, &config(1, 1_000_000));
+    let failure = other.status(KEY).await.unwrap().last_error.expect("kept");
+    assert!(failure.error.contains("observing"), "{}", failure.error);
+    assert!(
+        failure.error.contains("provider said 503"),
+        "{}",
+        failure.error
+    );
+    assert!(failure.failed_at > 0);
+
+    c.run(KEY).await.observation.expect("observed on retry");
+    assert_eq!(c.status(KEY).await.unwrap().last_error, None);
+}

@@ -251,7 +251,7 @@ pub(super) async fn finish(
             }
         }
         if let Some(rc) = &options.runtime_context {
-            let text = rc.render();
+            let text = rc.render_for(key, request.config.tools.len());
             let tokens = if count_runtime {
                 counter.count(&text)
             } else {
