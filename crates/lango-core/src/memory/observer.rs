@@ -13,10 +13,13 @@ use crate::agent::{roles, Content, GenerateConfig, Llm, LlmRequest, RequestConte
 use crate::store::{MessageKind, Observation, Recorded, Store, StoredMessage};
 use crate::tokens::{MessageParts, TokenCounter, ToolCallParts};
 
-/// Longest rendered payload (content, tool input, tool output), in characters.
+/// Longest rendered message content, in characters.
 pub const PAYLOAD_CAP_CHARS: usize = 2_000;
-/// Appended to a payload cut at [`PAYLOAD_CAP_CHARS`].
+/// Appended to a content cut at [`PAYLOAD_CAP_CHARS`].
 pub const TRUNCATION_MARKER: &str = "… [truncated]";
+/// Longest rendered tool input or result, in characters: the observer notes what a tool did
+/// and found, so the start of its output is enough, and a huge output stays cheap.
+pub const TOOL_CAP_CHARS: usize = 300;
 
 /// The agent name the memory's model calls carry in their [`RequestContext`].
 pub const OBSERVER_AGENT: &str = "memory-observer";
@@ -189,13 +192,17 @@ impl Observer {
         self.counter.message_cost(&parts)
     }
 
-    /// The oldest rows whose cost fits `maxMessageTokenBudget`; always at least one.
+    /// The oldest rows whose rendered cost (what the observer is sent: tool payloads are
+    /// cut) fits `maxMessageTokenBudget`; always at least one, so a huge row never stops
+    /// observation (and compaction) for good.
     fn within_budget(&self, messages: Vec<StoredMessage>) -> Vec<StoredMessage> {
         let budget = self.config.max_message_token_budget;
         let mut used = 0usize;
         let mut batch = Vec::new();
         for m in messages {
-            let cost = self.cost(&m);
+            let cost = self
+                .counter
+                .count(&render_messages(std::slice::from_ref(&m)));
             if !batch.is_empty() && used.saturating_add(cost) > budget {
                 break;
             }
@@ -215,8 +222,9 @@ fn is_user_turn(m: &StoredMessage) -> bool {
 
 /// The observer's input (REFERENCE §3.3): per row `[<role>]: <content>`, then per tool call
 /// `  [tool:<name>] <input>` and `  [result] <output>` (if any). Each payload is printed once
-/// (a tool row whose content repeats its output prints only the result) and capped at
-/// [`PAYLOAD_CAP_CHARS`]. Legacy roles read as `assistant` / `tool`.
+/// (a tool row whose content repeats its output prints only the result); contents are capped
+/// at [`PAYLOAD_CAP_CHARS`], tool inputs and results (and a tool row's own content) at
+/// [`TOOL_CAP_CHARS`] with `… (n more characters)`. Legacy roles read as `assistant` / `tool`.
 pub fn render_messages(messages: &[StoredMessage]) -> String {
     let mut out = String::new();
     for m in messages {
@@ -233,19 +241,23 @@ pub fn render_messages(messages: &[StoredMessage]) -> String {
         out.push_str(&format!("[{role}]:"));
         if !content.is_empty() {
             out.push(' ');
-            out.push_str(&cap(content));
+            if role == roles::TOOL {
+                out.push_str(&cap_tool(content));
+            } else {
+                out.push_str(&cap(content));
+            }
         }
         out.push('\n');
         for call in &m.tool_calls {
             out.push_str(&format!("  [tool:{}]", call.name));
             if !call.input.is_empty() {
                 out.push(' ');
-                out.push_str(&cap(&call.input));
+                out.push_str(&cap_tool(&call.input));
             }
             out.push('\n');
             if !call.output.is_empty() {
                 out.push_str("  [result] ");
-                out.push_str(&cap(&call.output));
+                out.push_str(&cap_tool(call.output.trim()));
                 out.push('\n');
             }
         }
@@ -257,6 +269,17 @@ pub fn render_messages(messages: &[StoredMessage]) -> String {
 fn cap(text: &str) -> String {
     match text.char_indices().nth(PAYLOAD_CAP_CHARS) {
         Some((at, _)) => format!("{}{TRUNCATION_MARKER}", &text[..at]),
+        None => text.to_string(),
+    }
+}
+
+/// A tool payload cut to [`TOOL_CAP_CHARS`] characters plus `… (n more characters)`.
+fn cap_tool(text: &str) -> String {
+    match text.char_indices().nth(TOOL_CAP_CHARS) {
+        Some((at, _)) => {
+            let more = text[at..].chars().count();
+            format!("{}… ({more} more characters)", &text[..at])
+        }
         None => text.to_string(),
     }
 }
