@@ -307,6 +307,7 @@ impl MemoryCycle {
             if let Err(e) = self.store.record_memory_failure(key, &problem.error).await {
                 tracing::debug!(session = key, error = %e, "memory: could not keep the failure");
             }
+            self.emit_status(key).await;
             return report;
         }
         self.embed_pending(key).await;
