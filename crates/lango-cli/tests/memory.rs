@@ -333,3 +333,97 @@ async fn two_clis_triggering_memory_on_one_conversation_store_no_overlapping_obs
         store.close().await;
     }
 }
+
+#[tokio::test]
+async fn a_hung_memory_model_does_not_hold_chat_back_and_memory_status_shows_the_failure() {
+    // Two replies, then the observer's call hangs for two minutes.
+    let fake = FakeProvider::start(Script::new([
+        Turn::text(["First answer about the budget."]),
+        Turn::text(["Second answer."]),
+        Turn::stall(Vec::<String>::new(), 120_000),
+    ]))
+    .await;
+    let home = tempfile::tempdir().unwrap();
+    settings(home.path(), &format!("{}/v1", fake.server().base_url()));
+    // Long enough to pass messageTokenThreshold (60) on its own.
+    let long = "Item 1 costs 10 euros; remember it for the budget please. ".repeat(8);
+    let first = lango(home.path(), &["chat", "--session", "s", &long], None).await;
+    assert!(
+        first.status.success(),
+        "{}",
+        String::from_utf8_lossy(&first.stderr)
+    );
+
+    // The first exchange is now observable: this turn's memory cycle calls the hung model.
+    let started = std::time::Instant::now();
+    let second = lango(
+        home.path(),
+        &["chat", "--session", "s", "And item 2?"],
+        None,
+    )
+    .await;
+    let took = started.elapsed();
+    assert!(
+        second.status.success(),
+        "{}",
+        String::from_utf8_lossy(&second.stderr)
+    );
+    assert!(String::from_utf8_lossy(&second.stdout).contains("Second answer."));
+    assert_eq!(fake.turns_served(), 3, "the observer was called");
+    assert!(
+        took < std::time::Duration::from_secs(15),
+        "chat exited {took:?} after starting (the memory model hangs for 120 s)"
+    );
+
+    let status = lango(home.path(), &["memory", "status", "--session", "s"], None).await;
+    let text = String::from_utf8_lossy(&status.stdout);
+    assert!(
+        status.status.success(),
+        "{}",
+        String::from_utf8_lossy(&status.stderr)
+    );
+    assert!(text.contains("last error"), "{text}");
+    assert!(text.contains("did not answer"), "{text}");
+    assert!(text.contains("try again after the next turn"), "{text}");
+
+    // Nothing was observed or archived: the messages wait for the next turn.
+    let store = Store::open(&home.path().join("lango.db")).await.unwrap();
+    assert!(store.list_observations("s").await.unwrap().is_empty());
+    assert_eq!(store.list_messages("s").await.unwrap().len(), 4);
+    store.close().await;
+}
+
+#[tokio::test]
+async fn a_memory_provider_without_a_key_leaves_chat_working_and_memory_status_says_why() {
+    let fake = FakeProvider::start(Script::new([Turn::text(["Still here."])])).await;
+    let home = tempfile::tempdir().unwrap();
+    let s = json!({
+        "providers": {
+            "p": {"type": "openai-compatible", "baseUrl": format!("{}/v1", fake.server().base_url()), "defaultModel": "fake-model"},
+            "q": {"type": "openai", "defaultModel": "gpt-4o-mini"}
+        },
+        "agent": {"provider": "p", "systemPrompt": SYSTEM},
+        "observationalMemory": {"enabled": true, "provider": "q", "messageTokenThreshold": 1}
+    });
+    std::fs::write(home.path().join("settings.json"), s.to_string()).unwrap();
+
+    let chat = lango(home.path(), &["chat", "--session", "s", "Hello?"], None).await;
+    assert!(
+        chat.status.success(),
+        "{}",
+        String::from_utf8_lossy(&chat.stderr)
+    );
+    assert!(String::from_utf8_lossy(&chat.stdout).contains("Still here."));
+
+    let status = lango(home.path(), &["memory", "status", "--session", "s"], None).await;
+    let text = String::from_utf8_lossy(&status.stdout);
+    assert!(
+        status.status.success(),
+        "{}",
+        String::from_utf8_lossy(&status.stderr)
+    );
+    assert!(
+        text.contains("the memory's provider \"q\" has no API key"),
+        "{text}"
+    );
+}

@@ -64,6 +64,10 @@ pub struct Engine {
     pub memory: Option<Memory>,
 }
 
+/// The longest [`Engine::stop_memory`] waits for the memory's work in progress (each of its
+/// two stages): a hung memory model never holds an exit back for longer.
+pub const MEMORY_SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_secs(3);
+
 /// The running memory: the cycle (observer → reflector), the background buffer that runs it
 /// after turns, and the channel its status and "memory updated" events go out on.
 #[derive(Debug)]
@@ -159,7 +163,12 @@ impl Engine {
         let (llm, memory): (Arc<dyn crate::agent::Llm>, Option<Memory>) = if om.enabled {
             let config = MemoryConfig::from(om);
             let counter = store.counter().clone();
-            let embedder = embedder(paths, &settings, &provider_id, &secrets)?;
+            // A memory provider that cannot be built never stops the chat: the memory
+            // reports the problem instead (status), and retrieval stays full-text.
+            let embedder = embedder(paths, &settings, &provider_id, &secrets).unwrap_or_else(|e| {
+                tracing::warn!(error = %e, "the embedding provider cannot be used; knowledge retrieval stays full-text only");
+                None
+            });
             let query_embedder = embedder
                 .clone()
                 .map(|e| QueryEmbedder::new(e, DEFAULT_QUERY_EMBEDDING_TIMEOUT));
@@ -182,8 +191,20 @@ impl Engine {
             if let Some(q) = &query_embedder {
                 context = context.with_embedder(q.clone());
             }
-            let observer_llm =
-                observer_llm(paths, &settings, &provider_id, &model, base_llm.clone())?;
+            let (observer_llm, problem) = match observer_llm(
+                paths,
+                &settings,
+                &provider_id,
+                &model,
+                base_llm.clone(),
+            ) {
+                Ok(llm) => (llm, None),
+                Err(e) => {
+                    let problem = memory_provider_problem(&settings, &e);
+                    tracing::warn!(error = %problem, "the memory is paused; chat goes on without it");
+                    (base_llm.clone(), Some(problem))
+                }
+            };
             let mut cycle = MemoryCycle::new(
                 Observer::new(observer_llm.clone(), counter.clone(), config.clone()),
                 Reflector::new(observer_llm, counter, config.clone()),
@@ -195,6 +216,9 @@ impl Engine {
             .with_graph(GraphBuffer::start(store.clone()));
             if let Some(e) = &embeddings {
                 cycle = cycle.with_embeddings(Arc::clone(e));
+            }
+            if let Some(problem) = problem {
+                cycle = cycle.with_problem(problem);
             }
             let cycle = Arc::new(cycle);
             let runner_cycle = Arc::clone(&cycle);
@@ -331,13 +355,31 @@ impl Engine {
         .await)
     }
 
-    /// Stops the memory: refuses new work, finishes the cycle in progress and what is queued,
-    /// then writes the triples and embeds the texts still queued. The store stays open (an
-    /// app replacing this engine keeps using it).
+    /// Stops the memory: refuses new work, lets the cycle in progress and what is queued
+    /// finish for at most [`MEMORY_SHUTDOWN_GRACE`], then cancels the cycle (its model
+    /// request is dropped) and leaves the rest: those messages stay unobserved and the next
+    /// turn triggers them again. The cancellation is kept as the session's memory failure
+    /// (`memory status`). Then writes the triples and embeds the texts still queued, again
+    /// for at most the grace. The store stays open (an app replacing this engine keeps using
+    /// it).
     pub async fn stop_memory(&self) {
-        if let Some(memory) = &self.memory {
-            memory.buffer.shutdown().await;
-            memory.cycle.shutdown().await;
+        let Some(memory) = &self.memory else {
+            return;
+        };
+        if let Some(key) = memory.buffer.shutdown_within(MEMORY_SHUTDOWN_GRACE).await {
+            let error = format!(
+                "the memory's model did not answer within {} s before Lango stopped; it will try again after the next turn",
+                MEMORY_SHUTDOWN_GRACE.as_secs()
+            );
+            if let Err(e) = self.store.record_memory_failure(&key, &error).await {
+                tracing::debug!(session = %key, error = %e, "could not keep the memory's cancellation");
+            }
+        }
+        if tokio::time::timeout(MEMORY_SHUTDOWN_GRACE, memory.cycle.shutdown())
+            .await
+            .is_err()
+        {
+            tracing::warn!("the memory's graph and embedding writes did not finish in time; what is left is redone after the next turn");
         }
     }
 
@@ -401,6 +443,18 @@ fn observer_llm(
         HttpSettings::from_agent(&settings.agent),
     )?;
     Ok(Arc::new(ModelAdapter::new(provider, model.to_owned())))
+}
+
+/// What `memory status` says when the memory's own provider cannot be built (no API key,
+/// unknown provider, …): the memory's provider is named, then why.
+fn memory_provider_problem(settings: &Settings, error: &EngineError) -> String {
+    let (id, _) = settings.effective_observer();
+    let message = error.to_string();
+    let no_key = format!("no API key for provider {id:?}");
+    match message.strip_prefix(&no_key) {
+        Some(rest) => format!("the memory's provider {id:?} has no API key{rest}"),
+        None => format!("the memory's provider {id:?} cannot be used: {message}"),
+    }
 }
 
 /// The embedding client for hybrid knowledge retrieval: the memory's provider

@@ -468,3 +468,48 @@ async fn concurrent_triggers_from_many_tasks() {
     unique.dedup();
     assert_eq!(unique.len(), 8, "no key queued twice: {ran:?}");
 }
+
+#[tokio::test]
+async fn a_cycle_still_running_when_the_shutdown_grace_ends_is_cancelled_and_the_queue_left() {
+    let (runner, mut h) = gated_runner();
+    let buffer = MemoryBuffer::start(runner, 4);
+    buffer.trigger("hung");
+    let (_, release) = h.next().await;
+    buffer.trigger("queued");
+
+    let started = std::time::Instant::now();
+    let cancelled = buffer
+        .shutdown_within(std::time::Duration::from_millis(200))
+        .await;
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(2),
+        "shutdown waited {:?}",
+        started.elapsed()
+    );
+    assert_eq!(cancelled.as_deref(), Some("hung"));
+    assert!(
+        release.is_closed(),
+        "the hung cycle (and the model call it awaited) was dropped"
+    );
+    assert!(
+        h.finished.lock().unwrap().is_empty(),
+        "the queued session is left for the next start"
+    );
+    assert!(!buffer.is_running());
+}
+
+#[tokio::test]
+async fn a_shutdown_within_its_grace_finishes_the_cycle_and_cancels_nothing() {
+    let (runner, mut h) = gated_runner();
+    let buffer = MemoryBuffer::start(runner, 4);
+    buffer.trigger("a");
+    let (_, release) = h.next().await;
+    let stopping = tokio::spawn(async move {
+        buffer
+            .shutdown_within(std::time::Duration::from_secs(30))
+            .await
+    });
+    release.send(()).unwrap();
+    assert_eq!(stopping.await.unwrap(), None);
+    assert_eq!(*h.finished.lock().unwrap(), vec!["a".to_string()]);
+}

@@ -894,3 +894,41 @@ async fn an_edited_or_deleted_memory_item_is_what_the_next_prompt_uses() {
         "no reflections left, no empty heading: {after}"
     );
 }
+
+#[tokio::test]
+async fn interleaved_turns_of_two_sessions_each_see_their_own_runtime_context() {
+    let (_d, store) = temp_store().await;
+    session(&store, "telegram:1:2").await;
+    session(&store, "tui-1").await;
+    let inner = Arc::new(Recorder::default());
+    let adapter =
+        adapter(&inner, &store, default_counter(), MemoryConfig::default()).with_knowledge(true);
+    // Both calls are made before either is sent, as with two conversations at once.
+    let first = adapter.generate_content(
+        &RequestContext::for_session("telegram:1:2", "agent"),
+        request("B", "x"),
+        false,
+    );
+    let mut second_request = request("B", "y");
+    second_request.config.tools.clear();
+    let second = adapter.generate_content(
+        &RequestContext::for_session("tui-1", "agent"),
+        second_request,
+        false,
+    );
+    let _: Vec<_> = first.collect().await;
+    let _: Vec<_> = second.collect().await;
+
+    let calls = inner.calls.lock().unwrap().clone();
+    let text = |i: usize| system_text(&calls[i].1);
+    assert!(
+        text(0).contains("Session: telegram:1:2 | Channel: telegram | Tools: 1 |"),
+        "{}",
+        text(0)
+    );
+    assert!(
+        text(1).contains("Session: tui-1 | Channel: direct | Tools: 0 |"),
+        "{}",
+        text(1)
+    );
+}

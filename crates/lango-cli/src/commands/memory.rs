@@ -143,6 +143,13 @@ async fn status(ctx: &Context, engine: &Engine, session: Option<&str>) -> Result
         status.observations
     );
     outln!("  reflections       {:>6}", status.reflections);
+    if let Some(failure) = &status.last_error {
+        let when = chrono::DateTime::from_timestamp_millis(failure.failed_at)
+            .map(|t| t.format("%Y-%m-%d %H:%M:%S UTC").to_string())
+            .unwrap_or_else(|| "an unknown time".to_owned());
+        outln!("  last error        {when}: {}", failure.error);
+        outln!("                    it will try again after the next turn");
+    }
     Ok(())
 }
 

@@ -13,7 +13,9 @@
 //!   stopped through a [`CancellationToken`]. [`MemoryBuffer::shutdown`] refuses new triggers,
 //!   lets the in-progress cycle finish, drains what is queued, then waits for the worker.
 //!   Dropping the buffer without `shutdown` cancels the worker the same way (it still drains)
-//!   but does not wait.
+//!   but does not wait. [`MemoryBuffer::shutdown_within`] waits a bounded time, then drops
+//!   the cycle in progress (and with it its model request) and leaves the queue: those
+//!   messages stay unobserved and the next turn triggers them again.
 //!
 //! The buffer is generic over the work it runs ([`CycleRunner`]) so it does not depend on the
 //! observer; the engine passes e.g. `move |key| cycle.clone().run(key)`.
@@ -83,6 +85,8 @@ struct Inner {
     dropped: AtomicU64,
     capacity: usize,
     cancel: CancellationToken,
+    /// Drops the cycle in progress and stops the worker without draining.
+    abort: CancellationToken,
 }
 
 impl Inner {
@@ -126,6 +130,7 @@ impl MemoryBuffer {
             dropped: AtomicU64::new(0),
             capacity,
             cancel: parent.child_token(),
+            abort: CancellationToken::new(),
         });
         let tracker = TaskTracker::new();
         tracker.spawn(worker(Arc::clone(&inner), runner));
@@ -172,6 +177,24 @@ impl MemoryBuffer {
 
     /// Stops accepting triggers, lets the in-progress cycle finish, drains the queue, and
     /// waits for the worker to exit. Idempotent.
+    /// [`MemoryBuffer::shutdown`] for at most `grace`; then the cycle in progress is dropped
+    /// (its model request with it) and what is queued is left for the next start. Returns
+    /// the session whose cycle was cancelled, if one was.
+    pub async fn shutdown_within(&self, grace: std::time::Duration) -> Option<String> {
+        self.inner.lock().accepting = false;
+        self.inner.cancel.cancel();
+        if tokio::time::timeout(grace, self.tracker.wait())
+            .await
+            .is_ok()
+        {
+            return None;
+        }
+        let cancelled = self.in_progress();
+        self.inner.abort.cancel();
+        self.tracker.wait().await;
+        cancelled
+    }
+
     pub async fn shutdown(&self) {
         self.inner.lock().accepting = false;
         self.inner.cancel.cancel();
@@ -257,9 +280,20 @@ async fn worker<R: CycleRunner>(inner: Arc<Inner>, runner: R) {
             continue;
         };
 
-        let ran = match std::panic::catch_unwind(AssertUnwindSafe(|| runner.run(key.clone()))) {
-            Ok(cycle) => AssertUnwindSafe(cycle).catch_unwind().await.is_ok(),
-            Err(_) => false,
+        let cycle = async {
+            match std::panic::catch_unwind(AssertUnwindSafe(|| runner.run(key.clone()))) {
+                Ok(cycle) => AssertUnwindSafe(cycle).catch_unwind().await.is_ok(),
+                Err(_) => false,
+            }
+        };
+        let ran = tokio::select! {
+            ran = cycle => ran,
+            _ = inner.abort.cancelled() => {
+                tracing::warn!(session_key = %key,
+                    "memory cycle cancelled at shutdown; its messages stay unobserved until the next turn");
+                inner.lock().current = None;
+                break;
+            }
         };
         if !ran {
             tracing::error!(session_key = %key, "memory cycle panicked; continuing");

@@ -15,7 +15,7 @@ use super::graph::{meta_reflection_triples, observation_triples, reflection_trip
 use super::observer::Observer;
 use super::reflector::{Condensed, Reflector};
 use super::{MemoryError, MemoryEvent, MemoryPhase, MemoryStatus};
-use crate::store::{Observation, Store};
+use crate::store::{MemoryFailure, Observation, Store};
 
 /// What one [`MemoryCycle::run`] did. Failures were logged; they are reported here for tests
 /// and diagnostics only.
@@ -84,6 +84,9 @@ pub struct MemoryCycle {
     empty_replies: AtomicU64,
     /// Sessions with a cycle in progress and its phase.
     phases: Mutex<HashMap<String, MemoryPhase>>,
+    /// Why the memory cannot run at all (its provider could not be built), and since when:
+    /// every cycle is skipped and the status says so.
+    problem: Option<MemoryFailure>,
 }
 
 impl MemoryCycle {
@@ -100,7 +103,18 @@ impl MemoryCycle {
             embedded: Mutex::new(HashMap::new()),
             empty_replies: AtomicU64::new(0),
             phases: Mutex::new(HashMap::new()),
+            problem: None,
         }
+    }
+
+    /// The memory cannot run (e.g. its provider has no API key): cycles do nothing but
+    /// record `problem` as the session's failure, and the status reports it.
+    pub fn with_problem(mut self, problem: impl Into<String>) -> Self {
+        self.problem = Some(MemoryFailure {
+            error: problem.into(),
+            failed_at: chrono::Utc::now().timestamp_millis(),
+        });
+        self
     }
 
     /// Builder form of [`MemoryCycle::set_compactor`].
@@ -288,8 +302,17 @@ impl MemoryCycle {
     /// (cheap: one read, never a model call).
     pub async fn run(&self, key: &str) -> CycleReport {
         let mut report = CycleReport::default();
+        if let Some(problem) = &self.problem {
+            report.observe_error = Some(problem.error.clone());
+            if let Err(e) = self.store.record_memory_failure(key, &problem.error).await {
+                tracing::debug!(session = key, error = %e, "memory: could not keep the failure");
+            }
+            self.emit_status(key).await;
+            return report;
+        }
         self.embed_pending(key).await;
         self.steps(key, &mut report).await;
+        self.remember_outcome(key, &report).await;
         // Keeps knowledge retrieval (a full-text search before every model call) fast: the
         // turn just added messages; the notes' indexes change only when a note was saved.
         let notes = report.observation.is_some()
@@ -415,12 +438,38 @@ impl MemoryCycle {
         }
     }
 
+    /// Keeps the cycle's first failure in the store for `memory status` (any process), or
+    /// forgets an earlier one when this cycle failed nowhere.
+    async fn remember_outcome(&self, key: &str, report: &CycleReport) {
+        let failed = [
+            ("observing", &report.observe_error),
+            ("reflecting", &report.reflect_error),
+            ("condensing reflections", &report.meta_reflect_error),
+        ]
+        .into_iter()
+        .find_map(|(what, e)| e.as_ref().map(|e| format!("{what}: {e}")));
+        let outcome = match failed {
+            Some(error) => self.store.record_memory_failure(key, &error).await,
+            None => match self.store.memory_failure(key).await {
+                Ok(Some(_)) => self.store.clear_memory_failure(key).await,
+                other => other.map(|_| ()),
+            },
+        };
+        if let Err(e) = outcome {
+            tracing::debug!(session = key, error = %e, "memory: could not keep the cycle's outcome");
+        }
+    }
+
     /// The session's memory progress, computed from the store; the phase is the running
     /// cycle's, else idle.
     pub async fn status(&self, key: &str) -> Result<MemoryStatus, MemoryError> {
         let unobserved = self.observer.unobserved(&self.store, key).await?;
         let observations = self.store.list_observations(key).await?;
         let reflections = self.store.list_reflections(key).await?;
+        let last_error = match &self.problem {
+            Some(problem) => Some(problem.clone()),
+            None => self.store.memory_failure(key).await?,
+        };
         let observation_tokens: i64 = observations.iter().map(|o| o.token_count.max(0)).sum();
         let phase = self
             .phases
@@ -437,6 +486,7 @@ impl MemoryCycle {
             observation_token_threshold: self.observer.config.observation_token_threshold,
             observations: observations.len(),
             reflections: reflections.len(),
+            last_error,
         })
     }
 

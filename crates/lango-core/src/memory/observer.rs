@@ -6,16 +6,20 @@ use std::sync::Arc;
 
 use futures_util::StreamExt;
 
+use super::context::fit_memory;
 use super::prompts;
 use super::{MemoryConfig, MemoryError};
 use crate::agent::{roles, Content, GenerateConfig, Llm, LlmRequest, RequestContext};
 use crate::store::{MessageKind, Observation, Recorded, Store, StoredMessage};
 use crate::tokens::{MessageParts, TokenCounter, ToolCallParts};
 
-/// Longest rendered payload (content, tool input, tool output), in characters.
+/// Longest rendered message content, in characters.
 pub const PAYLOAD_CAP_CHARS: usize = 2_000;
-/// Appended to a payload cut at [`PAYLOAD_CAP_CHARS`].
+/// Appended to a content cut at [`PAYLOAD_CAP_CHARS`].
 pub const TRUNCATION_MARKER: &str = "… [truncated]";
+/// Longest rendered tool input or result, in characters: the observer notes what a tool did
+/// and found, so the start of its output is enough, and a huge output stays cheap.
+pub const TOOL_CAP_CHARS: usize = 300;
 
 /// The agent name the memory's model calls carry in their [`RequestContext`].
 pub const OBSERVER_AGENT: &str = "memory-observer";
@@ -96,6 +100,7 @@ impl Observer {
         let (seq_start, seq_end) = (first.seq, last.seq);
         let content = generate(
             self.llm.as_ref(),
+            self.counter.as_ref(),
             key,
             OBSERVER_AGENT,
             &self.model,
@@ -103,6 +108,9 @@ impl Observer {
             render_messages(&batch),
         )
         .await?;
+        // Never archive rows behind a note the prompt would not show: they stay in the
+        // history (observed, not compacted) instead.
+        let compact = compact && self.note_is_placed(store, key, &content).await?;
         let observation = Observation {
             id: String::new(),
             session_key: key.to_string(),
@@ -126,6 +134,47 @@ impl Observer {
         }
     }
 
+    /// Whether `note`, saved now as the newest observation, would be in the session's memory
+    /// section (the same fitting as context assembly: budget and context limits).
+    async fn note_is_placed(
+        &self,
+        store: &Store,
+        key: &str,
+        note: &str,
+    ) -> Result<bool, MemoryError> {
+        let reflections = store
+            .list_recent_reflections(key, self.config.max_reflections_in_context)
+            .await?;
+        // The note takes one of the `maxObservationsInContext` places (0 = unlimited).
+        let earlier = match self.config.max_observations_in_context {
+            0 => store.list_recent_observations(key, 0).await?,
+            1 => Vec::new(),
+            n => store.list_recent_observations(key, n - 1).await?,
+        };
+        let reflections: Vec<&str> = reflections.iter().map(|r| r.content.as_str()).collect();
+        let observations: Vec<&str> = earlier
+            .iter()
+            .map(|o| o.content.as_str())
+            .chain(std::iter::once(note))
+            .collect();
+        let fit = fit_memory(
+            &reflections,
+            &observations,
+            self.counter.as_ref(),
+            self.config.memory_token_budget,
+        );
+        let placed = fit.observations == observations.len();
+        if !placed {
+            tracing::warn!(
+                session = key,
+                note_tokens = self.counter.count(note),
+                budget = self.config.memory_token_budget,
+                "memory: the new note does not fit the memory section; its messages stay in the history instead of being compacted"
+            );
+        }
+        Ok(placed)
+    }
+
     fn cost(&self, m: &StoredMessage) -> usize {
         let parts = MessageParts {
             content: &m.content,
@@ -143,13 +192,17 @@ impl Observer {
         self.counter.message_cost(&parts)
     }
 
-    /// The oldest rows whose cost fits `maxMessageTokenBudget`; always at least one.
+    /// The oldest rows whose rendered cost (what the observer is sent: tool payloads are
+    /// cut) fits `maxMessageTokenBudget`; always at least one, so a huge row never stops
+    /// observation (and compaction) for good.
     fn within_budget(&self, messages: Vec<StoredMessage>) -> Vec<StoredMessage> {
         let budget = self.config.max_message_token_budget;
         let mut used = 0usize;
         let mut batch = Vec::new();
         for m in messages {
-            let cost = self.cost(&m);
+            let cost = self
+                .counter
+                .count(&render_messages(std::slice::from_ref(&m)));
             if !batch.is_empty() && used.saturating_add(cost) > budget {
                 break;
             }
@@ -169,8 +222,9 @@ fn is_user_turn(m: &StoredMessage) -> bool {
 
 /// The observer's input (REFERENCE §3.3): per row `[<role>]: <content>`, then per tool call
 /// `  [tool:<name>] <input>` and `  [result] <output>` (if any). Each payload is printed once
-/// (a tool row whose content repeats its output prints only the result) and capped at
-/// [`PAYLOAD_CAP_CHARS`]. Legacy roles read as `assistant` / `tool`.
+/// (a tool row whose content repeats its output prints only the result); contents are capped
+/// at [`PAYLOAD_CAP_CHARS`], tool inputs and results (and a tool row's own content) at
+/// [`TOOL_CAP_CHARS`] with `… (n more characters)`. Legacy roles read as `assistant` / `tool`.
 pub fn render_messages(messages: &[StoredMessage]) -> String {
     let mut out = String::new();
     for m in messages {
@@ -187,19 +241,23 @@ pub fn render_messages(messages: &[StoredMessage]) -> String {
         out.push_str(&format!("[{role}]:"));
         if !content.is_empty() {
             out.push(' ');
-            out.push_str(&cap(content));
+            if role == roles::TOOL {
+                out.push_str(&cap_tool(content));
+            } else {
+                out.push_str(&cap(content));
+            }
         }
         out.push('\n');
         for call in &m.tool_calls {
             out.push_str(&format!("  [tool:{}]", call.name));
             if !call.input.is_empty() {
                 out.push(' ');
-                out.push_str(&cap(&call.input));
+                out.push_str(&cap_tool(&call.input));
             }
             out.push('\n');
             if !call.output.is_empty() {
                 out.push_str("  [result] ");
-                out.push_str(&cap(&call.output));
+                out.push_str(&cap_tool(call.output.trim()));
                 out.push('\n');
             }
         }
@@ -215,15 +273,41 @@ fn cap(text: &str) -> String {
     }
 }
 
+/// A tool payload cut to [`TOOL_CAP_CHARS`] characters plus `… (n more characters)`.
+fn cap_tool(text: &str) -> String {
+    match text.char_indices().nth(TOOL_CAP_CHARS) {
+        Some((at, _)) => {
+            let more = text[at..].chars().count();
+            format!("{}… ({more} more characters)", &text[..at])
+        }
+        None => text.to_string(),
+    }
+}
+
 pub(crate) fn to_i64(n: usize) -> i64 {
     i64::try_from(n).unwrap_or(i64::MAX)
 }
 
+/// Replies longer than this many times the requested `max_output_tokens` are rejected: the
+/// margin absorbs our counter disagreeing with the provider's tokenizer.
+const REPLY_TOKEN_MARGIN: usize = 2;
+/// Characters per token above which a reply is rejected without counting it (no tokenizer
+/// averages this many), so a huge reply is never tokenized.
+const MAX_CHARS_PER_TOKEN: usize = 16;
+
+/// The longest memory reply accepted, in tokens of `counter`.
+pub(crate) fn reply_token_limit() -> usize {
+    prompts::MAX_OUTPUT_TOKENS as usize * REPLY_TOKEN_MARGIN
+}
+
 /// One memory model call: system + user text, no tools, `max_output_tokens` 1024,
 /// `stream = false`, in the session's context. Returns the trimmed reply; empty →
-/// [`MemoryError::EmptyReply`].
+/// [`MemoryError::EmptyReply`]; above [`reply_token_limit`] → [`MemoryError::ReplyTooLong`]
+/// (a model that ignores its output limit fails the cycle rather than store a note that
+/// would crowd everything else out of the memory section).
 pub(crate) async fn generate(
     llm: &dyn Llm,
+    counter: &dyn TokenCounter,
     key: &str,
     agent: &str,
     model: &str,
@@ -254,6 +338,10 @@ pub(crate) async fn generate(
     let reply = reply.trim();
     if reply.is_empty() {
         return Err(MemoryError::EmptyReply);
+    }
+    let limit = reply_token_limit();
+    if reply.len() > limit * MAX_CHARS_PER_TOKEN || counter.count(reply) > limit {
+        return Err(MemoryError::ReplyTooLong { limit });
     }
     Ok(reply.to_string())
 }

@@ -15,6 +15,8 @@ Keep:
 - task progress and outcomes;
 - open follow-ups and unanswered questions.
 
+For the tools the assistant called, note what the tools did and what they found (the outcome that mattered: a file's relevant content, a command's result, an error), in a few words each; results shown to you are cut short, so never quote them.
+
 Leave out:
 - raw tool output and code (say what it showed, never paste it);
 - small talk and pleasantries;

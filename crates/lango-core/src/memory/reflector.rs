@@ -71,6 +71,7 @@ impl Reflector {
         }
         let content = generate(
             self.llm.as_ref(),
+            self.counter.as_ref(),
             key,
             REFLECTOR_AGENT,
             &self.model,
@@ -130,6 +131,7 @@ impl Reflector {
         }
         let content = generate(
             self.llm.as_ref(),
+            self.counter.as_ref(),
             key,
             REFLECTOR_AGENT,
             &self.model,

@@ -1,7 +1,8 @@
 //! The runtime context (REFERENCE §3.8 [KEEP], spec 002 "Session key propagated to
 //! RuntimeContextAdapter"): which session and channel the current model call serves, and
 //! which engine features are on. The context adapter updates it on every call that carries a
-//! session key; it is rendered under `## Runtime Context`.
+//! session key; it is rendered under `## Runtime Context` per call ([`RuntimeContext::render_for`]),
+//! so sessions served at once never see each other's key.
 
 use std::sync::Mutex;
 
@@ -130,6 +131,17 @@ impl RuntimeContext {
     /// The rendered section (see [`RuntimeState::render`]).
     pub fn render(&self) -> String {
         self.snapshot().render()
+    }
+
+    /// The section for one call of `session_key` offering `tools` tools: the shared
+    /// features with the call's own session, channel and tool count, so concurrent
+    /// sessions each see their own (the shared session key is only the latest call's).
+    pub fn render_for(&self, session_key: &str, tools: usize) -> String {
+        let mut state = self.snapshot();
+        state.session_key = session_key.to_owned();
+        state.channel = channel_type(session_key);
+        state.tools = tools;
+        state.render()
     }
 }
 

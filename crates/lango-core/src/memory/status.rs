@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 use crate::agent::AgentError;
-use crate::store::{Observation, Reflection, StoreError};
+use crate::store::{MemoryFailure, Observation, Reflection, StoreError};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -28,6 +28,9 @@ pub struct MemoryStatus {
     pub observation_token_threshold: usize,
     pub observations: usize,
     pub reflections: usize,
+    /// The last failure of the memory (by any process) since it last succeeded: the messages
+    /// stay unobserved and the cycle after the next turn tries again.
+    pub last_error: Option<MemoryFailure>,
 }
 
 /// Sent on the memory's broadcast channel.
@@ -54,4 +57,8 @@ pub enum MemoryError {
     /// The model answered with nothing usable; nothing was saved (REFERENCE §3.10 [FIX]).
     #[error("the memory's model returned an empty reply")]
     EmptyReply,
+    /// The model ignored the request's output limit: nothing was saved, so a note that
+    /// cannot fit the memory section never stands in for the messages it covers.
+    #[error("the memory's model replied with more than {limit} tokens (its output limit); the reply was discarded")]
+    ReplyTooLong { limit: usize },
 }

@@ -19,6 +19,7 @@ mod error;
 mod hot_path;
 mod knowledge;
 mod memory;
+mod memory_failures;
 mod memory_records;
 mod messages;
 mod migration_lock;
@@ -45,6 +46,7 @@ use crate::tokens::TokenCounter;
 pub use compaction::SUMMARY_PREFIX;
 pub use error::{StoreError, StoreResult};
 pub use knowledge::{KnowledgeDoc, KnowledgeStats, MemoryState, PendingEmbedding};
+pub use memory_failures::MemoryFailure;
 pub use models::{
     HistoryTail, MessageKind, MessageStatus, NewMessage, Observation, Recorded, Reflection,
     SearchHit, SearchHitKind, Session, StoredMessage, ToolCall, ToolCallMeta, ToolCallStatus,

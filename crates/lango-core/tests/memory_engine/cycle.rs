@@ -224,3 +224,79 @@ async fn events_and_status() {
         (0, 0, 1)
     );
 }
+
+#[tokio::test]
+async fn a_memory_reply_far_beyond_its_output_limit_fails_the_cycle_and_archives_nothing() {
+    // A model that ignores max_output_tokens and answers with 2 MB.
+    let (_dir, store, counter) = store_with_cost(10).await;
+    let llm = ScriptedLlm::texts(["x".repeat(2_000_000)]);
+    let c = cycle(&store, &llm, &counter, &config(1, 1_000_000)).with_compactor(true);
+    pairs(&store, 0..3).await;
+    let before = store.list_messages(KEY).await.unwrap();
+
+    let report = c.run(KEY).await;
+    assert!(report.observation.is_none());
+    let error = report.observe_error.expect("the cycle failed");
+    assert!(error.contains("output limit"), "{error}");
+    assert_eq!(
+        store.list_messages(KEY).await.unwrap(),
+        before,
+        "nothing archived"
+    );
+    assert!(store.list_observations(KEY).await.unwrap().is_empty());
+    assert_eq!(
+        store.observed_through_seq(KEY).await.unwrap(),
+        0,
+        "retried next trigger"
+    );
+
+    // The next trigger with a sane reply observes the same rows.
+    let o = c.run(KEY).await.observation.expect("observed on retry");
+    assert_eq!((o.seq_start, o.seq_end), (1, 4));
+}
+
+#[tokio::test]
+async fn a_note_the_memory_section_cannot_show_leaves_its_messages_in_the_history() {
+    // Each text costs 10 tokens; a memory budget of 5 can show no note at all.
+    let (_dir, store, counter) = store_with_cost(10).await;
+    let llm = ScriptedLlm::texts(["The user asked about u0 and u1."]);
+    let config = MemoryConfig {
+        memory_token_budget: 5,
+        ..config(1, 1_000_000)
+    };
+    let c = cycle(&store, &llm, &counter, &config).with_compactor(true);
+    pairs(&store, 0..3).await;
+    let before = store.list_messages(KEY).await.unwrap();
+
+    let o = c.run(KEY).await.observation.expect("the note is kept");
+    assert_eq!((o.seq_start, o.seq_end), (1, 4));
+    assert_eq!(
+        store.list_messages(KEY).await.unwrap(),
+        before,
+        "the rows stay in the history, uncompacted"
+    );
+    assert!(store.archived_messages(KEY, 1, 4).await.unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn a_failed_memory_call_shows_in_the_status_until_a_cycle_succeeds() {
+    let (_dir, store, counter) = store_with_cost(10).await;
+    let llm = ScriptedLlm::new([Reply::Fail("provider said 503".into())]);
+    let c = cycle(&store, &llm, &counter, &config(1, 1_000_000));
+    pairs(&store, 0..3).await;
+
+    assert!(c.run(KEY).await.observe_error.is_some());
+    // Any process reading the store sees it: a fresh cycle on the same store.
+    let other = cycle(&store, &llm, &counter, &config(1, 1_000_000));
+    let failure = other.status(KEY).await.unwrap().last_error.expect("kept");
+    assert!(failure.error.contains("observing"), "{}", failure.error);
+    assert!(
+        failure.error.contains("provider said 503"),
+        "{}",
+        failure.error
+    );
+    assert!(failure.failed_at > 0);
+
+    c.run(KEY).await.observation.expect("observed on retry");
+    assert_eq!(c.status(KEY).await.unwrap().last_error, None);
+}

@@ -1,6 +1,8 @@
 //! Spec 002 "Observer Agent" scenarios and REFERENCE §3.3 / §3.6 (a).
 
-use lango_core::memory::observer::{render_messages, PAYLOAD_CAP_CHARS, TRUNCATION_MARKER};
+use lango_core::memory::observer::{
+    render_messages, PAYLOAD_CAP_CHARS, TOOL_CAP_CHARS, TRUNCATION_MARKER,
+};
 use lango_core::memory::MemoryError;
 use lango_core::store::MessageKind;
 
@@ -95,16 +97,22 @@ async fn observation_content_quality() {
     assert_eq!(c.request.contents.len(), 1);
     assert_eq!(c.request.contents[0].role, "user");
     assert_eq!(c.ctx.session_key(), Some(KEY));
-    // Raw tool output is printed once and capped.
+    // Raw tool output is printed once, cut short, saying how much was left out.
     let input = c.input();
     let capped = format!(
-        "  [result] {}{TRUNCATION_MARKER}\n",
-        "x".repeat(PAYLOAD_CAP_CHARS)
+        "  [result] {}… ({} more characters)\n",
+        "x".repeat(TOOL_CAP_CHARS),
+        5_000 - TOOL_CAP_CHARS
     );
     assert!(input.contains(&capped), "{input}");
     assert_eq!(
         input.matches(&"x".repeat(100)).count(),
-        PAYLOAD_CAP_CHARS / 100
+        TOOL_CAP_CHARS / 100
+    );
+    // And the observer is asked to say what the tools did and found, not to quote them.
+    assert!(
+        system.contains("what the tools did and what they found"),
+        "{system}"
     );
     assert!(input.starts_with("[user]: Build the CLI\n[assistant]: Running\n  [tool:exec] cargo build\n[tool]:\n  [tool:exec]\n  [result] "));
 }
@@ -331,4 +339,48 @@ async fn a_note_on_rows_a_rebuilt_engine_observed_meanwhile_is_dropped_without_a
         .filter(|m| m.kind == MessageKind::Summary)
         .count();
     assert_eq!(summaries, 1);
+}
+
+#[tokio::test]
+async fn a_stored_one_megabyte_tool_result_is_observed_cut_short_and_compacted() {
+    // A row written before tool output was capped: 1 MB of output in one tool row.
+    let (_dir, store, counter) = store_tiktoken().await;
+    let llm = ScriptedLlm::texts(["The assistant listed the logs; they were all routine."]);
+    let config = MemoryConfig {
+        max_message_token_budget: 2_000,
+        ..config(100, 1_000_000)
+    };
+    let c = MemoryCycle::new(
+        observer(&llm, &counter, &config),
+        reflector(&llm, &counter, &config),
+        store.clone(),
+    )
+    .with_compactor(true);
+    let huge = "log line: all routine\n".repeat(1_000_000 / 22);
+    append(&store, "user", "Show me the logs").await;
+    append_calls(&store, "assistant", "", vec![call("read_logs", "{}", "")]).await;
+    append_calls(&store, "tool", &huge, vec![call("read_logs", "", &huge)]).await;
+    append(&store, "assistant", "They are routine.").await;
+    pairs(&store, 0..1).await;
+
+    let report = c.run(KEY).await;
+    let o = report.observation.expect("observed despite the huge row");
+    assert_eq!(
+        (o.seq_start, o.seq_end),
+        (1, 4),
+        "the whole exchange, tool row included"
+    );
+    let input = llm.calls()[0].input();
+    assert!(
+        input.len() < 2_000,
+        "the observer got {} characters",
+        input.len()
+    );
+    assert!(input.contains("more characters)"), "{input}");
+    // Compacted: the history starts with the summary, the archive holds the huge row whole.
+    let history = store.list_messages(KEY).await.unwrap();
+    assert_eq!(history[0].kind, lango_core::store::MessageKind::Summary);
+    let archived = store.archived_messages(KEY, 1, 4).await.unwrap();
+    assert_eq!(archived.len(), 4);
+    assert_eq!(archived[2].tool_calls[0].output, huge);
 }

@@ -241,6 +241,14 @@ export interface MemoryStatus {
   observationTokenThreshold: number;
   observations: number;
   reflections: number;
+  /** The memory's last failure since it last succeeded (any process); retried after the next reply. */
+  lastError?: MemoryFailure | null;
+}
+
+/** Why the memory last failed, and when (ms since the epoch). */
+export interface MemoryFailure {
+  error: string;
+  failedAt: number;
 }
 
 export interface MemoryOverview {
