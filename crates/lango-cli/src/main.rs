@@ -33,6 +33,13 @@ fn main() -> ExitCode {
     };
     let result = runtime.block_on(async {
         let ctx = commands::Context::new(&cli)?;
+        if !matches!(cli.command, Command::Doctor { .. }) {
+            // In the background: no command waits for it (doctor works on the file itself).
+            let backups = lango_core::config::load(&ctx.paths)
+                .map(|loaded| loaded.settings.backups)
+                .unwrap_or_default();
+            lango_core::store::recovery::spawn_daily_backup(&ctx.paths, &backups);
+        }
         match &cli.command {
             Command::Config { command } => commands::config::run(&ctx, command).await,
             Command::Chat {
@@ -54,6 +61,7 @@ fn main() -> ExitCode {
             Command::Memory { command } => commands::memory::run(&ctx, command).await,
             Command::Sessions { command } => commands::sessions::run(&ctx, command).await,
             Command::Mcp { command } => commands::mcp::run(&ctx, command).await,
+            Command::Doctor { command } => commands::doctor::run(&ctx, command.as_ref()).await,
         }
     });
     // A read of piped input a signal gave up on may still block its thread: do not wait for it.

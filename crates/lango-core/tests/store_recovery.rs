@@ -289,3 +289,26 @@ async fn a_damaged_database_is_not_copied_over_the_good_daily_backups() {
     assert!(matches!(outcome, DailyOutcome::Damaged(_)), "{outcome:?}");
     assert_eq!(files_in(&backups), ["lango-2026-01-01-daily.db"]);
 }
+
+#[tokio::test]
+async fn the_corrupt_error_names_the_newest_backup_whether_daily_or_before_an_upgrade() {
+    let (_dir, paths) = home_with(200).await;
+    let (db, backups) = (paths.database_file(), paths.backups_dir());
+    let daily = daily_backup(
+        &db,
+        &backups,
+        NaiveDate::from_ymd_opt(2026, 3, 9).expect("date"),
+        7,
+    )
+    .expect("backup");
+    assert!(matches!(daily, DailyOutcome::Taken(_)));
+    std::fs::copy(&db, backups.join("lango-20260101T000000.000Z-before-v3.db")).expect("copy");
+    damage(&db, "garbage pages");
+
+    let message = match Store::open_app(&paths).await {
+        Err(e) => e.to_string(),
+        Ok(_) => panic!("a damaged database opened"),
+    };
+    assert!(message.contains("lango-2026-03-09-daily.db"), "{message}");
+    assert!(message.contains("lango doctor"), "{message}");
+}

@@ -13,6 +13,7 @@ mod chat;
 pub mod dto;
 mod error;
 mod memory;
+pub mod recovery;
 mod sessions;
 mod settings;
 pub mod stream;
@@ -96,6 +97,8 @@ impl App {
                 (Settings::default(), Some(AppError::from(e)))
             }
         };
+        // After the store opened: a database that cannot be opened is not copied.
+        crate::store::recovery::spawn_daily_backup(&paths, &settings.backups);
         let mcp = McpHub::new(ServerOptions {
             secrets: Some(SecretStore::new(
                 keychain.clone(),

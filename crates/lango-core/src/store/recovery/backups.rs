@@ -36,15 +36,7 @@ pub struct Backup {
 
 /// Every backup in `dir`, newest first; an absent folder has none.
 pub fn list_backups(dir: &Path) -> Vec<Backup> {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return Vec::new();
-    };
-    let mut backups: Vec<Backup> = entries
-        .filter_map(|e| e.ok())
-        .map(|e| e.path())
-        .filter(|p| p.is_file() && p.extension().is_some_and(|x| x == "db"))
-        .map(|path| describe(&path))
-        .collect();
+    let mut backups: Vec<Backup> = db_files(dir).iter().map(|path| describe(path)).collect();
     backups.sort_by(|a, b| {
         b.taken_at
             .cmp(&a.taken_at)
@@ -53,22 +45,51 @@ pub fn list_backups(dir: &Path) -> Vec<Backup> {
     backups
 }
 
-fn describe(path: &Path) -> Backup {
-    let file_name = path
-        .file_name()
+/// The backup files in `dir` with when each was taken, without checking them (cheap: for
+/// naming the newest one in an error).
+pub(crate) fn backup_files(dir: &Path) -> Vec<(PathBuf, Option<DateTime<Utc>>)> {
+    db_files(dir)
+        .into_iter()
+        .map(|path| {
+            let taken = taken_at(&path, &file_name(&path));
+            (path, taken)
+        })
+        .collect()
+}
+
+fn db_files(dir: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| p.is_file() && p.extension().is_some_and(|x| x == "db"))
+        .collect()
+}
+
+fn file_name(path: &Path) -> String {
+    path.file_name()
         .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let metadata = std::fs::metadata(path).ok();
-    let (kind, named_time) = parse_name(&file_name);
-    let modified = metadata
-        .as_ref()
-        .and_then(|m| m.modified().ok())
-        .map(DateTime::<Utc>::from);
+        .unwrap_or_default()
+}
+
+fn taken_at(path: &Path, name: &str) -> Option<DateTime<Utc>> {
+    parse_name(name).1.or_else(|| {
+        std::fs::metadata(path)
+            .and_then(|m| m.modified())
+            .ok()
+            .map(DateTime::<Utc>::from)
+    })
+}
+
+fn describe(path: &Path) -> Backup {
+    let file_name = file_name(path);
     Backup {
         path: path.to_path_buf(),
-        kind,
-        taken_at: named_time.or(modified),
-        size: metadata.map_or(0, |m| m.len()),
+        kind: parse_name(&file_name).0,
+        taken_at: taken_at(path, &file_name),
+        size: std::fs::metadata(path).map_or(0, |m| m.len()),
         health: check_file(path, Depth::Quick),
         file_name,
     }

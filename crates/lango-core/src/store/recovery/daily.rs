@@ -121,6 +121,11 @@ pub fn spawn_daily_backup(paths: &AppPaths, settings: &BackupSettings) {
     let spawned = std::thread::Builder::new()
         .name("lango-daily-backup".into())
         .spawn(move || {
+            // A read-only data folder (read-only commands still work there) has no room for one.
+            if db.parent().is_some_and(|d| !crate::store::folder_is_writable(d)) {
+                tracing::debug!("daily backup skipped: the data folder is read-only");
+                return;
+            }
             let today = chrono::Local::now().date_naive();
             match daily_backup(&db, &dir, today, keep) {
                 Ok(DailyOutcome::Taken(path)) => {

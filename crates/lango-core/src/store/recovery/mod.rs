@@ -16,6 +16,7 @@ mod health;
 mod salvage;
 mod swap;
 
+pub(crate) use backups::backup_files;
 pub use backups::{list_backups, Backup, BackupKind};
 pub use daily::{daily_backup, spawn_daily_backup, DailyOutcome};
 pub use diagnosis::{diagnose, resolve_backup, Diagnosis};
