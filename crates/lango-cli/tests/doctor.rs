@@ -174,3 +174,27 @@ async fn doctor_salvage_writes_a_new_file_and_apply_puts_it_in_place() {
     let aside = json["restored"]["setAside"].as_str().expect("kept aside");
     assert_eq!(std::fs::read(aside).expect("read"), damaged);
 }
+
+#[tokio::test]
+async fn restore_is_refused_while_the_desktop_app_has_the_data_folder_open() {
+    let home = home_with(2).await;
+    let db = home.path().join("lango.db");
+    let backup = home.path().join("copy.db");
+    std::fs::copy(&db, &backup).expect("copy");
+    let before = std::fs::read(&db).expect("read");
+    let lango_core::instance::Instance::Primary(_app) =
+        lango_core::instance::acquire(home.path()).expect("lock")
+    else {
+        panic!("this test is the only instance");
+    };
+    let backup_arg = backup.display().to_string();
+    let out = lango(
+        home.path(),
+        &["doctor", "restore", &backup_arg, "--yes"],
+        None,
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(5), "{}", stderr(&out));
+    assert!(stderr(&out).contains("close it first"), "{}", stderr(&out));
+    assert_eq!(std::fs::read(&db).expect("read"), before);
+}

@@ -113,8 +113,20 @@ fn advice(d: &Diagnosis) -> String {
     }
 }
 
+/// Swapping the file under the desktop app's open connections would damage it.
+fn refuse_while_the_app_runs(ctx: &Context) -> Result<(), CliError> {
+    if lango_core::instance::is_running(&ctx.paths.data_dir) {
+        return Err(CliError::new(
+            Kind::Store,
+            "the Lango app is open on this data folder; close it first, then run this again",
+        ));
+    }
+    Ok(())
+}
+
 async fn restore(ctx: &Context, name: &str, yes: bool) -> Result<(), CliError> {
     let backup = recovery::resolve_backup(&ctx.paths.backups_dir(), name)?;
+    refuse_while_the_app_runs(ctx)?;
     let db = ctx.paths.database_file();
     if !yes
         && !output::confirm(
@@ -135,6 +147,9 @@ async fn restore(ctx: &Context, name: &str, yes: bool) -> Result<(), CliError> {
 }
 
 async fn salvage(ctx: &Context, apply: bool, yes: bool) -> Result<(), CliError> {
+    if apply {
+        refuse_while_the_app_runs(ctx)?;
+    }
     let db = ctx.paths.database_file();
     let report = recovery::salvage(&db, &ctx.paths.data_dir).await?;
     if ctx.json && !apply {

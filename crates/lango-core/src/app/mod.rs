@@ -98,7 +98,8 @@ impl App {
             }
         };
         // After the store opened: a database that cannot be opened is not copied.
-        crate::store::recovery::spawn_daily_backup(&paths, &settings.backups);
+        // The app runs long enough for it: nothing waits for it.
+        let _ = crate::store::recovery::spawn_daily_backup(&paths, &settings.backups);
         let mcp = McpHub::new(ServerOptions {
             secrets: Some(SecretStore::new(
                 keychain.clone(),

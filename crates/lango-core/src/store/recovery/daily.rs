@@ -111,16 +111,37 @@ fn is_older_than(path: &Path, age: Duration) -> bool {
         .is_some_and(|d| d > age)
 }
 
+/// A daily backup running in the background.
+#[derive(Debug)]
+pub struct BackgroundBackup {
+    finished: std::sync::mpsc::Receiver<()>,
+}
+
+impl BackgroundBackup {
+    /// Waits at most `limit` for it to finish: a short-lived command calls this before it
+    /// exits, so the copy is not cut off (a cut-off copy is only a partial file, never a
+    /// backup). True when it finished.
+    pub fn wait(&self, limit: Duration) -> bool {
+        !matches!(
+            self.finished.recv_timeout(limit),
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout)
+        )
+    }
+}
+
 /// Takes today's backup on a background thread when the settings ask for it: start-up and
 /// the first message never wait for it. Problems are logged, never shown as failures.
-pub fn spawn_daily_backup(paths: &AppPaths, settings: &BackupSettings) {
+pub fn spawn_daily_backup(paths: &AppPaths, settings: &BackupSettings) -> Option<BackgroundBackup> {
     if !settings.daily {
-        return;
+        return None;
     }
     let (db, dir, keep) = (paths.database_file(), paths.backups_dir(), settings.keep);
+    let (done, finished) = std::sync::mpsc::channel();
     let spawned = std::thread::Builder::new()
         .name("lango-daily-backup".into())
         .spawn(move || {
+            // Dropped on every return: the waiter learns it finished.
+            let _done = done;
             // A read-only data folder (read-only commands still work there) has no room for one.
             if db.parent().is_some_and(|d| !crate::store::folder_is_writable(d)) {
                 tracing::debug!("daily backup skipped: the data folder is read-only");
@@ -139,7 +160,11 @@ pub fn spawn_daily_backup(paths: &AppPaths, settings: &BackupSettings) {
                 Err(e) => tracing::warn!("daily backup failed: {e}"),
             }
         });
-    if let Err(e) = spawned {
-        tracing::warn!("daily backup not started: {e}");
+    match spawned {
+        Ok(_) => Some(BackgroundBackup { finished }),
+        Err(e) => {
+            tracing::warn!("daily backup not started: {e}");
+            None
+        }
     }
 }

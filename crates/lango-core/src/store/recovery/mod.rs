@@ -18,7 +18,7 @@ mod swap;
 
 pub(crate) use backups::backup_files;
 pub use backups::{list_backups, Backup, BackupKind};
-pub use daily::{daily_backup, spawn_daily_backup, DailyOutcome};
+pub use daily::{daily_backup, spawn_daily_backup, BackgroundBackup, DailyOutcome};
 pub use diagnosis::{diagnose, resolve_backup, Diagnosis};
 pub use error::RecoveryError;
 pub use health::{check_file, Depth, Health};
