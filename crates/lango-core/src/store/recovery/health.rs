@@ -43,12 +43,23 @@ impl Health {
     }
 }
 
-/// Opens `path` for reading only, without creating it or its folder.
+/// Opens `path` for reading only, without creating it or its folder. In a folder Lango
+/// cannot write, SQLite could not create the `-shm` file a WAL database needs even to be
+/// read, so the file is read as immutable there (as `store::read_only` does).
 pub(super) fn open_read_only(path: &Path) -> rusqlite::Result<Connection> {
-    let conn = Connection::open_with_flags(
-        path,
-        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-    )?;
+    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let writable = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .is_none_or(crate::store::folder_is_writable);
+    let conn = if writable {
+        Connection::open_with_flags(path, flags)?
+    } else {
+        Connection::open_with_flags(
+            crate::store::read_only::uri(path, true),
+            flags | OpenFlags::SQLITE_OPEN_URI,
+        )?
+    };
     conn.busy_timeout(std::time::Duration::from_secs(10))?;
     Ok(conn)
 }

@@ -67,6 +67,8 @@ pub async fn salvage(source: &Path, out_dir: &Path) -> Result<SalvageReport, Rec
     // The store sets up the newest schema; its own backups folder stays unused (new file).
     let fresh = Store::open_with(&target, &out_dir.join("backups"), default_counter()).await?;
     fresh.close().await;
+    // Only this process ever opens the new file until it is reported: its set-up lock goes.
+    let _ = std::fs::remove_file(super::swap::side(&target, ".migrate.lock"));
 
     let (from, to) = (source.to_path_buf(), target.clone());
     let copied = blocking(move || copy_all(&from, &to)).await;
