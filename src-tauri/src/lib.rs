@@ -98,6 +98,10 @@ pub fn run() {
             commands::tools::mcp_servers,
             commands::tools::mcp_restart,
             commands::tools::mcp_set_tool_policy,
+            commands::recovery::recovery_diagnose,
+            commands::recovery::recovery_restore,
+            commands::recovery::recovery_salvage,
+            commands::recovery::open_data_folder,
         ])
         .build(tauri::generate_context!());
     let app = match app {
@@ -146,7 +150,12 @@ async fn quit_on_signals(handle: tauri::AppHandle) {
 }
 
 /// Opens the engine, then forwards its memory events to the window as `memory` events.
-async fn open_app(handle: tauri::AppHandle, paths: AppPaths, started: std::time::Instant) {
+/// Also run again after a recovery put another database file in place.
+pub(crate) async fn open_app(
+    handle: tauri::AppHandle,
+    paths: AppPaths,
+    started: std::time::Instant,
+) {
     let opened = App::open(paths).await;
     tracing::info!(
         elapsed_ms = started.elapsed().as_millis() as u64,

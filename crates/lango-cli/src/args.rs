@@ -66,6 +66,33 @@ pub enum Command {
         #[command(subcommand)]
         command: McpCommand,
     },
+    /// Check the database and list its backups (exit 7 when it is damaged); restore a backup
+    /// or salvage a damaged file. Close the app and other lango commands first.
+    Doctor {
+        #[command(subcommand)]
+        command: Option<DoctorCommand>,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum DoctorCommand {
+    /// Put a backup in place of the database. The current file is first copied aside as
+    /// lango.db.damaged-<time>, never deleted. Asks first unless --yes.
+    Restore {
+        /// A file name as `lango doctor` lists it, or a path.
+        backup: String,
+        #[arg(long)]
+        yes: bool,
+    },
+    /// Copy every row that can still be read from a damaged database into a new file next to
+    /// it; the damaged file is not changed.
+    Salvage {
+        /// Then put the salvaged file in place, as restore does. Asks first unless --yes.
+        #[arg(long)]
+        apply: bool,
+        #[arg(long)]
+        yes: bool,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

@@ -2,7 +2,8 @@
 
 use std::process::ExitCode;
 
-/// 0 ok, 2 usage, 3 config, 4 provider, 5 store, 6 not found; a signal that stopped a chat
+/// 0 ok, 2 usage, 3 config, 4 provider, 5 store, 6 not found, 7 `lango doctor` found the
+/// database damaged (or from a newer Lango); a signal that stopped a chat
 /// gives the shell's 128 + its number (documented in the README).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
@@ -12,6 +13,8 @@ pub enum Kind {
     Store = 5,
     /// A conversation (or other named thing) that does not exist.
     NotFound = 6,
+    /// `lango doctor` found the database unusable.
+    Damaged = 7,
     Internal = 1,
     /// The user stopped the reply with Ctrl-C (the shell convention for SIGINT).
     Interrupted = 130,
@@ -104,6 +107,17 @@ fn store_kind(e: &lango_core::store::StoreError) -> Kind {
     match e {
         lango_core::store::StoreError::NotFound { .. } => Kind::NotFound,
         _ => Kind::Store,
+    }
+}
+
+impl From<lango_core::store::recovery::RecoveryError> for CliError {
+    fn from(e: lango_core::store::recovery::RecoveryError) -> Self {
+        use lango_core::store::recovery::RecoveryError as E;
+        let kind = match &e {
+            E::NoSuchBackup { .. } => Kind::NotFound,
+            _ => Kind::Store,
+        };
+        Self::new(kind, e.to_string())
     }
 }
 

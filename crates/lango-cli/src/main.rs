@@ -31,8 +31,16 @@ fn main() -> ExitCode {
             )))
         }
     };
+    let mut daily_backup = None;
     let result = runtime.block_on(async {
         let ctx = commands::Context::new(&cli)?;
+        if !matches!(cli.command, Command::Doctor { .. }) {
+            // In the background while the command runs (doctor works on the file itself).
+            let backups = lango_core::config::load(&ctx.paths)
+                .map(|loaded| loaded.settings.backups)
+                .unwrap_or_default();
+            daily_backup = lango_core::store::recovery::spawn_daily_backup(&ctx.paths, &backups);
+        }
         match &cli.command {
             Command::Config { command } => commands::config::run(&ctx, command).await,
             Command::Chat {
@@ -54,10 +62,20 @@ fn main() -> ExitCode {
             Command::Memory { command } => commands::memory::run(&ctx, command).await,
             Command::Sessions { command } => commands::sessions::run(&ctx, command).await,
             Command::Mcp { command } => commands::mcp::run(&ctx, command).await,
+            Command::Doctor { command } => commands::doctor::run(&ctx, command.as_ref()).await,
         }
     });
     // A read of piped input a signal gave up on may still block its thread: do not wait for it.
     runtime.shutdown_background();
+    // A command quicker than today's backup gives it a few seconds to finish, not more; a
+    // signal that stopped the command ends it at once.
+    let stopped = matches!(&result, Err(e) if matches!(
+        e.kind,
+        exit::Kind::Interrupted | exit::Kind::Terminated | exit::Kind::HungUp
+    ));
+    if let (Some(backup), false) = (daily_backup, stopped) {
+        backup.wait(std::time::Duration::from_secs(5));
+    }
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => exit::report(&e),

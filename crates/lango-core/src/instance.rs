@@ -99,6 +99,22 @@ pub fn acquire(data_dir: &Path) -> Result<Instance, InstanceError> {
     }
 }
 
+/// Whether a desktop app holds `data_dir` now (without pinging it): `lango doctor` must
+/// not swap the database under its open connections.
+pub fn is_running(data_dir: &Path) -> bool {
+    let Ok(file) = OpenOptions::new().read(true).open(data_dir.join(LOCK_FILE)) else {
+        return false;
+    };
+    match file.try_lock_shared() {
+        Ok(()) => {
+            let _ = file.unlock();
+            false
+        }
+        Err(std::fs::TryLockError::WouldBlock) => true,
+        Err(std::fs::TryLockError::Error(_)) => false,
+    }
+}
+
 /// Best effort: a first instance that is starting up may not have written its port yet.
 fn ping(lock_path: &Path) {
     for _ in 0..20 {
@@ -135,6 +151,7 @@ mod tests {
         primary.on_ping(move || {
             seen.fetch_add(1, Ordering::SeqCst);
         });
+        assert!(is_running(dir.path()));
         assert!(matches!(acquire(dir.path()).unwrap(), Instance::Secondary));
         for _ in 0..100 {
             if pings.load(Ordering::SeqCst) == 1 {

@@ -221,3 +221,24 @@ fn sub_agents_need_unique_names_and_only_name_and_instruction() {
         ]
     );
 }
+
+#[test]
+fn backups_keep_at_least_one_daily_copy_and_daily_is_a_switch() {
+    let p = problems(json!({ "backups": { "keep": 0, "daily": "yes" } }));
+    let fields: Vec<&str> = p.iter().map(|p| p.field.as_str()).collect();
+    assert!(fields.contains(&"backups.keep"), "{p:?}");
+    assert!(fields.contains(&"backups.daily"), "{p:?}");
+    let keep = p.iter().find(|p| p.field == "backups.keep").expect("keep");
+    assert_eq!(
+        keep.message,
+        "backups.keep must be a whole number from 1 to 366, got 0"
+    );
+
+    let (settings, _) =
+        config::validate_value(&json!({ "backups": { "keep": 3, "daily": false } }))
+            .expect("valid");
+    assert_eq!(settings.backups.keep, 3);
+    assert!(!settings.backups.daily);
+    let (defaults, _) = config::validate_value(&json!({})).expect("valid");
+    assert_eq!((defaults.backups.daily, defaults.backups.keep), (true, 7));
+}

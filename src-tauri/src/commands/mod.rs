@@ -4,6 +4,7 @@
 
 pub mod chat;
 pub mod memory;
+pub mod recovery;
 pub mod sessions;
 pub mod settings;
 pub mod status;

@@ -13,6 +13,7 @@ mod chat;
 pub mod dto;
 mod error;
 mod memory;
+pub mod recovery;
 mod sessions;
 mod settings;
 pub mod stream;
@@ -99,6 +100,9 @@ impl App {
                 (Settings::default(), Some(AppError::from(e)))
             }
         };
+        // After the store opened: a database that cannot be opened is not copied.
+        // The app runs long enough for it: nothing waits for it.
+        let _ = crate::store::recovery::spawn_daily_backup(&paths, &settings.backups);
         let mcp = McpHub::new(ServerOptions {
             secrets: Some(SecretStore::new(
                 keychain.clone(),

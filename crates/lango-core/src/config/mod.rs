@@ -10,6 +10,7 @@
 
 mod agent;
 mod appearance;
+mod backups_section;
 mod error;
 mod fields;
 mod file;
@@ -28,6 +29,7 @@ pub use agent::{
     DEFAULT_SYSTEM_PROMPT, DEFAULT_TEMPERATURE, DEFAULT_TOOL_TIMEOUT_SECS,
 };
 pub use appearance::{AppearanceSettings, Theme};
+pub use backups_section::{BackupSettings, DEFAULT_BACKUPS_KEPT};
 pub use error::{ConfigError, Problem};
 pub use file::{load, load_from, save, save_to, Loaded};
 pub use mcp::{McpServerSettings, McpServers, McpTransport, DEFAULT_MCP_CALL_TIMEOUT_SECS};

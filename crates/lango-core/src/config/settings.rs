@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use super::agent::{self, AgentSettings};
 use super::appearance::{self, AppearanceSettings};
+use super::backups_section::{self, BackupSettings};
 use super::error::Problem;
 use super::fields::{Fields, Report};
 use super::mcp::{self, McpServers};
@@ -24,6 +25,7 @@ const SECTIONS: &[&str] = &[
     "appearance",
     "tools",
     "mcpServers",
+    "backups",
 ];
 
 /// The effective settings: every field present, defaults filled in. Serialises to the
@@ -37,6 +39,7 @@ pub struct Settings {
     pub secrets: SecretsSettings,
     pub appearance: AppearanceSettings,
     pub tools: ToolsSettings,
+    pub backups: BackupSettings,
     /// MCP servers by name, in Claude Desktop's format (see `config::mcp`).
     #[serde(skip_serializing_if = "McpServers::is_empty")]
     pub mcp_servers: McpServers,
@@ -56,6 +59,7 @@ pub fn validate_value(value: &Value) -> Result<(Settings, Vec<String>), Vec<Prob
                 secrets: secrets_section::parse(root.raw("secrets"), &mut report),
                 appearance: appearance::parse(root.raw("appearance"), &mut report),
                 tools: tools_section::parse(root.raw("tools"), &mut report),
+                backups: backups_section::parse(root.raw("backups"), &mut report),
                 mcp_servers: mcp::parse(root.raw("mcpServers"), &mut report),
             };
             check_references(&settings, &root, &mut report);

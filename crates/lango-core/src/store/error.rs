@@ -17,7 +17,7 @@ pub enum StoreError {
     OutOfRange { index: usize, len: usize },
 
     #[error(
-        "the database at {} is corrupt or not a Lango database ({detail}); it was left untouched. {}",
+        "the database at {} is corrupt or not a Lango database ({detail}); it was left untouched. {} `lango doctor` checks it, restores a backup or salvages what can still be read",
         path.display(),
         match backup { Some(b) => format!("The newest backup is {}.", b.display()), None => "No backup exists yet.".to_string() }
     )]
@@ -129,13 +129,11 @@ pub(super) fn classify_hot(
     }
 }
 
-/// The most recent file in the backups folder, if any (names sort by timestamp).
+/// The most recent file in the backups folder, if any, by the time in its name (daily and
+/// upgrade backups are named differently), else by its modification time.
 pub(crate) fn newest_backup(backups_dir: &std::path::Path) -> Option<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(backups_dir)
-        .ok()?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "db"))
-        .collect();
-    files.sort();
-    files.pop()
+    super::recovery::backup_files(backups_dir)
+        .into_iter()
+        .max_by_key(|(path, taken)| (*taken, path.clone()))
+        .map(|(path, _)| path)
 }

@@ -26,6 +26,7 @@ mod migration_lock;
 mod models;
 mod open;
 mod read_only;
+pub mod recovery;
 mod rewind;
 mod search;
 mod sessions;

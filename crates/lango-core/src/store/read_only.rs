@@ -156,7 +156,7 @@ fn side_file(path: &Path, suffix: &str) -> PathBuf {
 }
 
 /// The SQLite URI of `path`, read-only (and immutable when asked), for the hot connections.
-fn uri(path: &Path, immutable: bool) -> String {
+pub(super) fn uri(path: &Path, immutable: bool) -> String {
     let text = path.to_string_lossy().replace('\\', "/");
     let mut uri = String::from("file:");
     if !text.starts_with('/') {

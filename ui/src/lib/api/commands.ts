@@ -10,6 +10,7 @@ import type {
   AppStatus,
   ApprovalDecision,
   ChatEvent,
+  Diagnosis,
   ExportFormat,
   ExportResult,
   InspectView,
@@ -18,6 +19,8 @@ import type {
   MemoryItemKind,
   MemoryOverview,
   ModelEntry,
+  Restored,
+  Salvaged,
   SearchHit,
   SessionSummary,
   SettingsDocument,
@@ -43,6 +46,12 @@ function channel(onEvent: (event: ChatEvent) => void): Channel<ChatEvent> {
 }
 
 export const appStatus = () => call<AppStatus>('app_status');
+
+// Recovery (only while the database cannot be opened)
+export const recoveryDiagnose = () => call<Diagnosis>('recovery_diagnose');
+export const recoveryRestore = (backup: string) => call<Restored>('recovery_restore', { backup });
+export const recoverySalvage = (apply: boolean) => call<Salvaged>('recovery_salvage', { apply });
+export const openDataFolder = () => call<void>('open_data_folder');
 
 // Sessions
 export const listSessions = (limit = 500) => call<SessionSummary[]>('list_sessions', { limit });

@@ -354,3 +354,50 @@ export interface ModelEntry {
   id: string;
   displayName: string;
 }
+
+/** A database file's state (`store::recovery::Health`). */
+export type Health =
+  | { state: 'missing' }
+  | { state: 'healthy'; schemaVersion: number }
+  | { state: 'outdated'; schemaVersion: number }
+  | { state: 'tooNew'; schemaVersion: number }
+  | { state: 'damaged'; detail: string };
+
+export type BackupKind = { kind: 'beforeUpgrade'; version: number } | { kind: 'daily' } | { kind: 'other' };
+
+export interface Backup {
+  path: string;
+  fileName: string;
+  kind: BackupKind;
+  /** RFC 3339, or null when unknown. */
+  takenAt: string | null;
+  size: number;
+  health: Health;
+}
+
+/** What `recovery_diagnose` found: the database and its backups, newest first. */
+export interface Diagnosis {
+  database: string;
+  size: number;
+  health: Health;
+  backupsDir: string;
+  backups: Backup[];
+}
+
+export interface Restored {
+  /** Where the replaced database was kept. */
+  setAside: string | null;
+  restoredFrom: string;
+  health: Health;
+}
+
+export interface TableSalvage {
+  table: string;
+  saved: number;
+  lost: number;
+}
+
+export interface Salvaged {
+  report: { source: string; salvaged: string; tables: TableSalvage[]; health: Health };
+  applied: Restored | null;
+}
