@@ -7,6 +7,7 @@ mod legacy;
 mod service;
 mod state;
 mod truncation;
+mod wire;
 
 use std::sync::Arc;
 
