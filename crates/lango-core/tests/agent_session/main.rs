@@ -4,6 +4,7 @@
 mod acceptance;
 mod events;
 mod legacy;
+mod orphans;
 mod service;
 mod state;
 mod truncation;
