@@ -159,8 +159,4 @@ async fn the_api_key_is_never_written_anywhere_with_trace_logging_and_memory_on(
         .map(|(name, _)| name)
         .collect();
     assert!(leaks.is_empty(), "the API key was written to {leaks:?}");
-    println!(
-        "key leakage: {} files and outputs searched, 0 leaks",
-        written.len()
-    );
 }
