@@ -160,3 +160,87 @@ async fn the_api_key_is_never_written_anywhere_with_trace_logging_and_memory_on(
         .collect();
     assert!(leaks.is_empty(), "the API key was written to {leaks:?}");
 }
+
+/// How a data folder is damaged before a command runs.
+#[derive(Debug, Clone, Copy)]
+enum Damage {
+    Garbage,
+    Truncated,
+    FutureSchema,
+    BadSettings,
+}
+
+/// Damaged databases and settings: a clear error naming the file, the exit code of its
+/// kind (5 database, 3 settings), and the file left byte for byte as it was.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_damaged_database_or_settings_file_is_refused_clearly_and_left_untouched() {
+    for damage in [
+        Damage::Garbage,
+        Damage::Truncated,
+        Damage::FutureSchema,
+        Damage::BadSettings,
+    ] {
+        let home = tempfile::tempdir().expect("temp dir");
+        let db = home.path().join("lango.db");
+        // A real conversation first.
+        let store = lango_core::store::Store::open(&db).await.expect("open");
+        store.create_session("kept", "").await.expect("session");
+        store
+            .append_message("kept", lango_core::store::NewMessage::new("user", "hello"))
+            .await
+            .expect("append");
+        store.close().await;
+        let (file, code) = match damage {
+            Damage::Garbage => {
+                std::fs::write(
+                    &db,
+                    b"this is not a database at all, just words".repeat(200),
+                )
+                .expect("write");
+                (db.clone(), 5)
+            }
+            Damage::Truncated => {
+                let bytes = std::fs::read(&db).expect("read");
+                std::fs::write(&db, &bytes[..bytes.len() / 3]).expect("write");
+                (db.clone(), 5)
+            }
+            Damage::FutureSchema => {
+                let conn = rusqlite::Connection::open(&db).expect("open");
+                conn.execute(
+                    "INSERT INTO _sqlx_migrations (version, description, success, checksum, execution_time) VALUES (99, 'future', 1, x'00', 0)",
+                    [],
+                )
+                .expect("future migration");
+                drop(conn);
+                (db.clone(), 5)
+            }
+            Damage::BadSettings => {
+                let settings = home.path().join("settings.json");
+                std::fs::write(&settings, br#"{"agent": {"provider": 42,"#).expect("write");
+                (settings, 3)
+            }
+        };
+        let before = std::fs::read(&file).expect("read");
+        // Listing reads only the database; a chat reads the settings too.
+        let args: &[&str] = match damage {
+            Damage::BadSettings => &["chat", "--session", "kept", "hi"],
+            _ => &["sessions", "list"],
+        };
+        let out = lango(home.path(), args, None).await;
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(code), "{damage:?}: {stderr}");
+        let name = file
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or_default();
+        assert!(
+            stderr.contains(name),
+            "{damage:?}: the error names {name}: {stderr}"
+        );
+        assert_eq!(
+            std::fs::read(&file).expect("read"),
+            before,
+            "{damage:?}: the file was changed"
+        );
+    }
+}
