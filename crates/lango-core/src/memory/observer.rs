@@ -194,22 +194,38 @@ impl Observer {
 
     /// The oldest rows whose rendered cost (what the observer is sent: tool payloads are
     /// cut) fits `maxMessageTokenBudget`; always at least one, so a huge row never stops
-    /// observation (and compaction) for good.
+    /// observation (and compaction) for good. The batch never ends between a call and its
+    /// results (issue 14 item 7): compaction archives the batch, and a result left without
+    /// its call makes providers refuse the history.
     fn within_budget(&self, messages: Vec<StoredMessage>) -> Vec<StoredMessage> {
         let budget = self.config.max_message_token_budget;
         let mut used = 0usize;
-        let mut batch = Vec::new();
-        for m in messages {
+        let mut end = 0;
+        for m in &messages {
             let cost = self
                 .counter
-                .count(&render_messages(std::slice::from_ref(&m)));
-            if !batch.is_empty() && used.saturating_add(cost) > budget {
+                .count(&render_messages(std::slice::from_ref(m)));
+            if end > 0 && used.saturating_add(cost) > budget {
                 break;
             }
             used = used.saturating_add(cost);
-            batch.push(m);
+            end += 1;
         }
-        batch
+        let splits = |end: usize| messages.get(end).is_some_and(StoredMessage::is_tool_result);
+        if splits(end) {
+            // Back to before the call these results answer; if that leaves nothing, forward
+            // past the results instead.
+            let caller = messages[..end].iter().rposition(|m| !m.is_tool_result());
+            match caller {
+                Some(c) if c > 0 => end = c,
+                _ => {
+                    while splits(end) {
+                        end += 1;
+                    }
+                }
+            }
+        }
+        messages.into_iter().take(end).collect()
     }
 }
 

@@ -15,6 +15,7 @@ pub mod limit;
 pub mod ndjson;
 pub mod ollama;
 pub mod openai;
+pub mod orphans;
 pub mod registry;
 pub mod sse;
 mod types;

@@ -73,6 +73,10 @@ impl Store {
         boundary: Option<i64>,
         summary: &str,
     ) -> StoreResult<StoredMessage> {
+        let boundary = match boundary {
+            Some(b) => self.unsplit_boundary(tx, session_id, b).await?,
+            None => None,
+        };
         if let Some(boundary) = boundary {
             // Archive first: the FTS delete trigger keeps the index entry of archived ids.
             sqlx::query(
@@ -138,6 +142,61 @@ impl Store {
             created_at,
             archived: false,
         })
+    }
+
+    /// `boundary`, moved back so that no tool result stays in the history without its call
+    /// (issue 14 item 7: OpenAI and Anthropic answer 400 to such a history): while the
+    /// oldest row left would be a tool result, the boundary moves to just before the
+    /// assistant row that made the calls. Those rows stay in the history (an observation may
+    /// then cover rows still sent; nothing is lost). None: nothing can be archived.
+    async fn unsplit_boundary(
+        &self,
+        tx: &mut WriteTx<'_>,
+        session_id: i64,
+        mut boundary: i64,
+    ) -> StoreResult<Option<i64>> {
+        loop {
+            let first_left: Option<super::messages::MessageRow> =
+                sqlx::query_as(sqlx::AssertSqlSafe(format!(
+                    "SELECT {} FROM messages WHERE session_id = ? AND seq > ? AND kind = 'message'
+                     ORDER BY seq LIMIT 1",
+                    super::messages::MESSAGE_COLUMNS
+                )))
+                .bind(session_id)
+                .bind(boundary)
+                .fetch_optional(&mut **tx)
+                .await
+                .map_err(|e| self.err(e))?;
+            let Some(first_left) = first_left else {
+                return Ok(Some(boundary));
+            };
+            if !first_left.into_message(false)?.is_tool_result() {
+                return Ok(Some(boundary));
+            }
+            let caller: Option<i64> = sqlx::query_scalar(
+                "SELECT seq FROM messages WHERE session_id = ? AND seq <= ?
+                   AND role IN ('assistant', 'model') AND tool_calls LIKE '%\"input\"%' ESCAPE '\\'
+                 ORDER BY seq DESC LIMIT 1",
+            )
+            .bind(session_id)
+            .bind(boundary)
+            .fetch_optional(&mut **tx)
+            .await
+            .map_err(|e| self.err(e))?;
+            match caller {
+                Some(seq) => {
+                    tracing::debug!(
+                        boundary,
+                        moved_to = seq - 1,
+                        "compaction would leave a tool result without its call; archiving less"
+                    );
+                    boundary = seq - 1;
+                }
+                // No call to keep it with (a legacy history): archiving the result with the
+                // rest is the lesser harm than leaving it alone at the head.
+                None => return Ok(Some(boundary)),
+            }
+        }
     }
 
     /// Archived rows of a session in `seq` range `start..=end`, oldest first ("show source

@@ -11,6 +11,8 @@ use crate::tokens::{MessageParts, ToolCallParts};
 
 /// Rows fetched per round trip while walking a history backwards.
 const TAIL_PAGE: i64 = 128;
+/// How far past the budget the tail loader looks for the newest user message.
+const TURN_ROWS_MAX: usize = 1_000;
 
 pub(super) const MESSAGE_COLUMNS: &str =
     "id, seq, role, author, content, tool_calls, status, kind, token_count, created_at";
@@ -195,7 +197,8 @@ impl Store {
     /// The newest messages of the model's history that fit `budget` tokens, oldest first.
     ///
     /// Walks backwards from the newest row a page at a time and stops at the first message
-    /// that would exceed the budget (the newest message is always included, REFERENCE §2.5),
+    /// that would exceed the budget once the newest user message is in (the newest message is
+    /// always included, REFERENCE §2.5; the user's newest message too, issue 14 item 16),
     /// so its cost depends on the tail's size, not the session's.
     pub async fn load_history_tail(&self, key: &str, budget: usize) -> StoreResult<HistoryTail> {
         let budget = i64::try_from(budget).unwrap_or(i64::MAX);
@@ -204,6 +207,7 @@ impl Store {
         let mut total: i64 = 0;
         let mut before = i64::MAX;
         let mut truncated = false;
+        let mut seen_user = false;
         'pages: loop {
             let rows: Vec<MessageRow> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
                 "SELECT {MESSAGE_COLUMNS} FROM messages
@@ -217,13 +221,19 @@ impl Store {
             .map_err(|e| self.err(e))?;
             let page_len = rows.len();
             for row in rows {
-                if total + row.token_count > budget && !newest_first.is_empty() {
+                // Rows past the budget are still loaded back to the newest user message (at
+                // most a turn's worth): the session fits that turn to the budget rather than
+                // send a history without the user's message (issue 14 item 16).
+                let over = total + row.token_count > budget && !newest_first.is_empty();
+                if over && (seen_user || newest_first.len() >= TURN_ROWS_MAX) {
                     truncated = true;
                     break 'pages;
                 }
                 total += row.token_count;
                 before = row.seq;
-                newest_first.push(row.into_message(false)?);
+                let message = row.into_message(false)?;
+                seen_user |= message.is_user_turn();
+                newest_first.push(message);
             }
             if i64::try_from(page_len).unwrap_or(0) < TAIL_PAGE {
                 break;

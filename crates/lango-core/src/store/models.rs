@@ -236,6 +236,25 @@ pub struct StoredMessage {
     pub archived: bool,
 }
 
+impl StoredMessage {
+    /// A message the user typed: the user role, not a summary, and no tool response (legacy
+    /// rows stored responses with the user role).
+    pub fn is_user_turn(&self) -> bool {
+        self.role == "user"
+            && self.kind == MessageKind::Message
+            && self.tool_calls.iter().all(|c| c.output.is_empty())
+    }
+}
+
+impl StoredMessage {
+    /// A tool result row: the tool role (or the legacy `function`), or a user row carrying a
+    /// response (legacy rows stored responses with the user role).
+    pub fn is_tool_result(&self) -> bool {
+        matches!(self.role.as_str(), "tool" | "function")
+            || (self.role == "user" && self.tool_calls.iter().any(|c| !c.output.is_empty()))
+    }
+}
+
 /// The newest messages of a session that fit a token budget, oldest first.
 #[derive(Debug, Clone, PartialEq)]
 pub struct HistoryTail {

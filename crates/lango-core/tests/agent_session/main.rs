@@ -4,9 +4,11 @@
 mod acceptance;
 mod events;
 mod legacy;
+mod orphans;
 mod service;
 mod state;
 mod truncation;
+mod wire;
 
 use std::sync::Arc;
 

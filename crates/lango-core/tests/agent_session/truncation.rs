@@ -1,6 +1,6 @@
 //! Spec 003/004: token-budget truncation, sequence safety, the default budget and its propagation.
 
-use lango_core::agent::session::{EventsAdapter, SessionServiceAdapter};
+use lango_core::agent::session::{EventsAdapter, SessionServiceAdapter, CUT_MARKER};
 use lango_core::agent::{EventsView, Part, SessionService};
 use lango_core::tokens::DEFAULT_TOKEN_BUDGET;
 
@@ -201,4 +201,97 @@ async fn fallback_to_message_count_is_replaced_by_the_token_budget() {
     let tail = kept(&service(&store, "", 1_200), "s").await;
     assert_eq!(tail.len(), 120);
     assert_eq!(tail.last().map(String::as_str), Some("m149"));
+}
+
+/// Issue 14 item 16: a tool result bigger than the whole history budget used to leave the
+/// model an empty history (the store's tail held only that row, and sequence safety dropped
+/// it as a leading tool row). Now the user's message, the call and a cut result are sent.
+#[tokio::test]
+async fn a_tool_result_bigger_than_the_budget_still_sends_the_message_the_call_and_a_cut_result() {
+    let (_dir, store) = temp_store().await;
+    let huge = format!(
+        r#"{{"result":"{}"}}"#,
+        "line of a very long log file\\n".repeat(4_000)
+    );
+    seed(
+        &store,
+        "s",
+        vec![
+            row("user", "", "an older question", vec![]),
+            row("assistant", "", "an older answer", vec![]),
+            row("user", "", "read the log", vec![]),
+            row(
+                "assistant",
+                "",
+                "",
+                vec![call("c1", "read_file", r#"{"path":"app.log"}"#)],
+            ),
+            row("tool", "", &huge, vec![response("c1", "read_file", &huge)]),
+        ],
+    )
+    .await;
+    let budget = 2_000;
+    let session = service(&store, "", budget).get("s").await.unwrap();
+    let view = adapter(session.as_ref()).events_adapter();
+    let sent = view.truncated_history();
+    assert_eq!(
+        sent.iter().map(|m| m.role.as_str()).collect::<Vec<_>>(),
+        ["user", "assistant", "tool"]
+    );
+    assert_eq!(sent[0].content, "read the log");
+    let result = &sent[2].tool_calls[0].output;
+    assert!(result.contains(CUT_MARKER), "{result}");
+    assert!(
+        result.starts_with(r#"{"result":"line of a very long log file"#),
+        "{result}"
+    );
+    let counter = lango_core::tokens::default_counter();
+    let cost: usize = sent
+        .iter()
+        .map(|m| {
+            counter.count(&m.content)
+                + m.tool_calls
+                    .iter()
+                    .map(|c| counter.count(&c.output) + counter.count(&c.input))
+                    .sum::<usize>()
+        })
+        .sum();
+    assert!(
+        cost <= budget as usize,
+        "the fitted view costs {cost} > {budget}"
+    );
+    // The stored result is untouched.
+    let stored = store.list_messages("s").await.unwrap();
+    assert_eq!(stored[4].tool_calls[0].output, huge);
+    // What the model is sent: the message, the call and its (cut) result, paired.
+    let events = session.events().all();
+    assert_eq!(event_roles(&events), ["user", "assistant", "function"]);
+    let b = super::wire::assert_no_orphans(&events);
+    assert_eq!(b.openai["messages"][0]["content"], "read the log");
+}
+
+/// A final reply bigger than the budget is cut, not sent whole over it, and the user's
+/// message before it stays.
+#[tokio::test]
+async fn a_reply_bigger_than_the_budget_is_cut_and_the_users_message_stays() {
+    let (_dir, store) = temp_store().await;
+    let long = "a sentence of a very long answer. ".repeat(2_000);
+    seed(
+        &store,
+        "s",
+        vec![
+            row("user", "", "write a lot", vec![]),
+            row("assistant", "", &long, vec![]),
+        ],
+    )
+    .await;
+    let session = service(&store, "", 1_000).get("s").await.unwrap();
+    let all = session.events().all();
+    assert_eq!(event_roles(&all), ["user", "assistant"]);
+    let reply = &texts(&all[1])[0];
+    assert!(
+        reply.contains(CUT_MARKER) && reply.len() < long.len() / 5,
+        "{}",
+        reply.len()
+    );
 }

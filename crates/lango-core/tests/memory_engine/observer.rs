@@ -384,3 +384,40 @@ async fn a_stored_one_megabyte_tool_result_is_observed_cut_short_and_compacted()
     assert_eq!(archived.len(), 4);
     assert_eq!(archived[2].tool_calls[0].output, huge);
 }
+
+/// Issue 14 item 7: a batch cut by `maxMessageTokenBudget` right after a call used to end
+/// there, so compaction archived the call and left its result at the head of the history
+/// (OpenAI and Anthropic answer 400). The batch now ends before the call.
+#[tokio::test]
+async fn an_observed_and_compacted_batch_never_leaves_a_result_without_its_call() {
+    let (_dir, store, counter) = store_with_cost(100).await;
+    let llm = ScriptedLlm::texts(["The user listed files."]);
+    let mut cfg = config(1, 100_000);
+    cfg.max_message_token_budget = 300; // u0, a0, the call — not its result
+    let obs = observer(&llm, &counter, &cfg);
+    pairs(&store, 0..1).await;
+    append_calls(&store, "assistant", "", vec![call("ls", "{}", "")]).await;
+    append_calls(&store, "tool", "", vec![call("ls", "", r#"{"files":3}"#)]).await;
+    append(&store, "assistant", "three files").await;
+    pairs(&store, 1..2).await;
+    let o = obs
+        .observe(&store, KEY, true)
+        .await
+        .unwrap()
+        .expect("observed");
+    assert_eq!(
+        (o.seq_start, o.seq_end),
+        (1, 2),
+        "the batch ends before the call"
+    );
+    let history = store.list_messages(KEY).await.unwrap();
+    let head = history
+        .iter()
+        .find(|m| m.kind == MessageKind::Message)
+        .unwrap();
+    assert!(
+        !head.is_tool_result(),
+        "history starts with an orphan result: {head:?}"
+    );
+    assert_eq!(head.tool_calls[0].name, "ls");
+}

@@ -12,7 +12,15 @@ use crate::agent::types::Event;
 use crate::store::StoredMessage;
 
 use super::convert::messages_to_events;
-use super::truncate::{resolve_budget, truncation_start};
+use super::fit::fitted_view;
+use super::truncate::resolve_budget;
+
+/// What truncation chose: a suffix of the history, or rows fitted to the budget.
+#[derive(Debug)]
+enum View {
+    Suffix(usize),
+    Fitted(Vec<StoredMessage>),
+}
 
 /// The model's view of a history snapshot: truncated to the token budget, converted to events,
 /// consecutive same-role events merged. Truncation runs once, and the event list is built once
@@ -23,7 +31,7 @@ pub struct EventsAdapter {
     budget: usize,
     root_agent_name: String,
     older_cut: bool,
-    start: OnceLock<usize>,
+    view: OnceLock<View>,
     events: OnceLock<Vec<Event>>,
     truncation_runs: AtomicUsize,
     event_builds: AtomicUsize,
@@ -55,7 +63,7 @@ impl EventsAdapter {
             budget,
             root_agent_name: root_agent_name.to_string(),
             older_cut,
-            start: OnceLock::new(),
+            view: OnceLock::new(),
             events: OnceLock::new(),
             truncation_runs: AtomicUsize::new(0),
             event_builds: AtomicUsize::new(0),
@@ -74,13 +82,21 @@ impl EventsAdapter {
         self.budget
     }
 
-    /// The messages that reach the model, oldest first (computed once, then cached).
+    /// The messages that reach the model, oldest first (computed once, then cached). Never
+    /// empty when the history is not: a newest turn bigger than the budget is kept with its
+    /// long texts cut (fit.rs).
     pub fn truncated_history(&self) -> &[StoredMessage] {
-        let start = *self.start.get_or_init(|| {
+        let view = self.view.get_or_init(|| {
             self.truncation_runs.fetch_add(1, Ordering::Relaxed);
-            truncation_start(&self.history, self.budget, self.older_cut)
+            match fitted_view(&self.history, self.budget, self.older_cut) {
+                (start, None) => View::Suffix(start),
+                (_, Some(rows)) => View::Fitted(rows),
+            }
         });
-        &self.history[start..]
+        match view {
+            View::Suffix(start) => &self.history[*start..],
+            View::Fitted(rows) => rows,
+        }
     }
 
     /// How many times truncation ran (0 before first use, then 1 forever; spec 004).

@@ -2,7 +2,8 @@
 //!
 //! Owns the `SessionService` adapter (service.rs), the loaded `Session` with its in-memory
 //! history (session.rs), the lazily cached events view (events.rs), row ⇄ event conversion
-//! (convert.rs), token-budget truncation with sequence safety (truncate.rs) and closing
+//! (convert.rs), token-budget truncation with sequence safety (truncate.rs), fitting a newest turn bigger
+//! than the budget (fit.rs) and closing
 //! dangling tool calls after a failed run (cleanup.rs).
 //!
 //! It must not issue SQL (the store owns every statement), count tokens (it reads the
@@ -11,6 +12,7 @@
 mod cleanup;
 mod convert;
 mod events;
+mod fit;
 mod service;
 #[allow(clippy::module_inception)]
 mod session;
@@ -18,6 +20,7 @@ mod truncate;
 
 pub use cleanup::{close_dangling_calls, INTERRUPTED_TOOL_OUTPUT};
 pub use events::EventsAdapter;
+pub use fit::CUT_MARKER;
 pub use service::SessionServiceAdapter;
 pub use session::SessionAdapter;
 pub use truncate::{history_token_budget, resolve_budget};

@@ -18,7 +18,7 @@ pub fn resolve_budget(budget: i64) -> usize {
 }
 
 /// What a message costs: the `token_count` the store computed with its counter at append time.
-fn cost(message: &StoredMessage) -> u64 {
+pub(super) fn cost(message: &StoredMessage) -> u64 {
     u64::try_from(message.token_count).unwrap_or(0)
 }
 

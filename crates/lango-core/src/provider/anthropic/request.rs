@@ -102,6 +102,7 @@ fn is_error_result(content: &str) -> bool {
 
 /// The `messages` array: user/assistant turns with content blocks, no system messages.
 pub fn convert_messages(messages: &[Message]) -> Vec<Value> {
+    let messages = &crate::provider::orphans::fold_orphaned_results(messages)[..];
     // (role, blocks) before merging.
     let mut turns: Vec<(&'static str, Vec<Value>)> = Vec::new();
     let mut i = 0;
@@ -153,6 +154,10 @@ pub fn convert_messages(messages: &[Message]) -> Vec<Value> {
         }
     }
 
+    // The conversation must start with the user (a compacted history may start with a call).
+    if turns.first().is_some_and(|(role, _)| *role == "assistant") {
+        turns.insert(0, ("user", vec![text_block("[continue]")]));
+    }
     let mut merged: Vec<(&'static str, Vec<Value>)> = Vec::new();
     for (role, blocks) in turns {
         match merged.last_mut() {
@@ -287,17 +292,21 @@ mod tests {
     }
 
     #[test]
-    fn a_result_without_id_matches_by_name_and_orphans_are_dropped() {
+    fn a_result_without_id_matches_by_name_and_orphans_become_user_lines() {
         let msgs = vec![
             Message::tool_result("zzz", "exec", "early"),
             assistant_with("", vec![call("", "exec", "{}")]),
             Message::tool_result("", "exec", "done"),
         ];
         let out = convert_messages(&msgs);
-        assert_eq!(out.len(), 2);
-        assert_eq!(out[0]["content"][0]["id"], "call_exec");
+        assert_eq!(out.len(), 3);
         assert_eq!(
-            out[1]["content"][0],
+            out[0],
+            json!({"role":"user","content":[{"type":"text","text":"[tool result for exec: early]"}]})
+        );
+        assert_eq!(out[1]["content"][0]["id"], "call_exec");
+        assert_eq!(
+            out[2]["content"][0],
             json!({"type":"tool_result","tool_use_id":"call_exec","content":"done"})
         );
     }

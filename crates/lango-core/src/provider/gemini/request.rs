@@ -12,7 +12,8 @@ use crate::provider::{GenerateParams, Message, Role};
 /// The whole request body.
 pub fn build_body(params: &GenerateParams) -> Value {
     let mut body = Map::new();
-    let contents = sanitize(to_contents(&params.messages));
+    let messages = crate::provider::orphans::fold_orphaned_results(&params.messages);
+    let contents = sanitize(to_contents(&messages));
     body.insert(
         "contents".into(),
         Value::Array(contents.iter().map(Content::to_json).collect()),

@@ -19,7 +19,8 @@ pub fn effective_call_id(call: &ToolCallRequest) -> String {
 }
 
 /// Everything the wire clients do to a conversation before sending it, in order: drop
-/// nameless calls, fill missing call ids, remove thought calls, repair orphaned calls.
+/// nameless calls, fill missing call ids, remove thought calls, fold results without their
+/// call into user lines, repair unanswered calls.
 pub fn prepare_messages(messages: &[Message]) -> Vec<Message> {
     let normalised = messages
         .iter()
@@ -40,7 +41,8 @@ pub fn prepare_messages(messages: &[Message]) -> Vec<Message> {
             m
         })
         .collect::<Vec<_>>();
-    repair_orphaned_calls(filter_thought_calls(normalised))
+    let folded = crate::provider::orphans::fold_orphaned_results(&filter_thought_calls(normalised));
+    repair_orphaned_calls(folded)
 }
 
 /// Removes thought calls (`thought == true`, from Gemini) from assistant messages, together
