@@ -142,14 +142,7 @@ impl McpHub {
 
     /// Waits until no enabled server is still starting, at most `limit`.
     pub async fn wait_started(&self, limit: Duration) {
-        let servers: Vec<Arc<McpServer>> = self
-            .servers
-            .0
-            .read()
-            .unwrap_or_else(PoisonError::into_inner)
-            .values()
-            .cloned()
-            .collect();
+        let servers = self.all();
         let all = async {
             for server in servers {
                 let mut state = server.subscribe();
@@ -172,16 +165,20 @@ impl McpHub {
         }
     }
 
-    /// Every server with its state and tools, in name order.
-    pub fn describe(&self) -> Vec<McpServerInfo> {
-        let servers: Vec<Arc<McpServer>> = self
-            .servers
+    /// The servers in name order (a snapshot: no lock is held while they are used).
+    fn all(&self) -> Vec<Arc<McpServer>> {
+        self.servers
             .0
             .read()
             .unwrap_or_else(PoisonError::into_inner)
             .values()
             .cloned()
-            .collect();
+            .collect()
+    }
+
+    /// Every server with its state and tools, in name order.
+    pub fn describe(&self) -> Vec<McpServerInfo> {
+        let servers = self.all();
         let mut taken = HashSet::new();
         servers
             .iter()
@@ -226,14 +223,7 @@ impl McpHub {
 
 impl Toolset for McpHub {
     fn tools(&self) -> Vec<Arc<dyn Tool>> {
-        let servers: Vec<Arc<McpServer>> = self
-            .servers
-            .0
-            .read()
-            .unwrap_or_else(PoisonError::into_inner)
-            .values()
-            .cloned()
-            .collect();
+        let servers = self.all();
         let mut taken = HashSet::new();
         let mut out: Vec<Arc<dyn Tool>> = Vec::new();
         for server in servers {
