@@ -48,6 +48,18 @@ pub enum StoreError {
     #[error("stored data is not valid JSON: {0}")]
     Json(#[from] serde_json::Error),
 
+    #[error(
+        "the disk holding {} is full: nothing more could be written ({detail}). Free some space; what was stored before is intact",
+        path.display()
+    )]
+    Full { path: PathBuf, detail: String },
+
+    #[error(
+        "Lango could not write to {} (a disk I/O error: {detail}). If the disk is full, free some space; what was stored before is intact",
+        path.display()
+    )]
+    DiskIo { path: PathBuf, detail: String },
+
     #[error("database error: {0}")]
     Database(String),
 }
@@ -60,6 +72,8 @@ const SQLITE_CORRUPT: i64 = 11;
 const SQLITE_NOTADB: i64 = 26;
 const SQLITE_CONSTRAINT: i64 = 19;
 const SQLITE_READONLY: i64 = 8;
+const SQLITE_FULL: i64 = 13;
+const SQLITE_IOERR: i64 = 10;
 
 /// The error a SQLite result code (extended or primary) means for the user, whichever
 /// connection reported it; None when the code has no meaning of its own here.
@@ -77,6 +91,14 @@ fn by_sqlite_code(
             detail: message.to_string(),
         }),
         SQLITE_CONSTRAINT => Some(StoreError::Constraint(message.to_string())),
+        SQLITE_IOERR => Some(StoreError::DiskIo {
+            path: path.to_path_buf(),
+            detail: message.to_string(),
+        }),
+        SQLITE_FULL => Some(StoreError::Full {
+            path: path.to_path_buf(),
+            detail: message.to_string(),
+        }),
         SQLITE_READONLY => Some(StoreError::ReadOnly {
             path: path.to_path_buf(),
             why: super::writable::read_only_reason(path)

@@ -419,9 +419,13 @@ impl Runner {
                     Ok(None) => break,
                     Ok(Some(Err(e))) | Err(e) => {
                         drop(responses);
-                        self.keep_interrupted(session.as_ref(), &active.name, &streamed, &e)
-                            .await;
-                        return Err(e);
+                        // Could the partial reply not be stored (a full disk), that is what
+                        // the user must hear: saying it was kept would be untrue.
+                        return Err(self
+                            .keep_interrupted(session.as_ref(), &active.name, &streamed, &e)
+                            .await
+                            .err()
+                            .unwrap_or(e));
                     }
                 };
                 let response = next;
@@ -528,22 +532,23 @@ impl Runner {
     }
 
     /// Persists the text of a reply that failed or was stopped midway, marked interrupted
-    /// (the user saw it; it must not vanish). Nothing to keep → nothing written.
+    /// (the user saw it; it must not vanish). Nothing to keep → nothing written. `Err` when
+    /// it could not be stored.
     async fn keep_interrupted(
         &self,
         session: &dyn Session,
         author: &str,
         text: &str,
         error: &AgentError,
-    ) {
+    ) -> Result<(), AgentError> {
         if text.is_empty() {
-            return;
+            return Ok(());
         }
         let mut event = Event::new(author, Some(Content::model_text(text)));
         event.error = Some(error.to_string());
-        if let Err(e) = self.append(session, event).await {
+        self.append(session, event).await.inspect_err(|e| {
             tracing::warn!(error = %e, "could not keep the interrupted reply");
-        }
+        })
     }
 
     /// The request the root agent's next model call in this session would carry (history
