@@ -41,6 +41,19 @@ fn say(line: &str) {
     let _ = writeln!(std::io::stderr(), "{line}");
 }
 
+/// `lango chat --session s MESSAGE`, which must succeed.
+async fn chat_ok(home: &Path, message: &str) {
+    let out = lango(home, &["chat", "--session", "s", message])
+        .output()
+        .await
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{message:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 fn reply_chunks(round: usize) -> Vec<String> {
     (0..CHUNKS).map(|i| format!("r{round}c{i} ")).collect()
 }
@@ -56,15 +69,7 @@ async fn sigkill_at_any_point_of_a_reply_loses_nothing_stored_and_stores_no_part
     // A first, finished exchange that every kill must leave intact.
     let first = FakeProvider::start(Script::new([Turn::text(["The first answer."])])).await;
     write_settings(home.path(), &first.server().base_url());
-    let out = lango(home.path(), &["chat", "--session", "s", "first question"])
-        .output()
-        .await
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    chat_ok(home.path(), "first question").await;
 
     let stream_ms = CHUNKS as u64 * CHUNK_DELAY_MS;
     let mut rng = seed;
@@ -142,15 +147,7 @@ async fn a_full_disk_fails_clearly_and_loses_nothing_stored_before() {
 
     let fake = FakeProvider::start(Script::new([Turn::text(["A short answer."])])).await;
     write_settings(home, &fake.server().base_url());
-    let out = lango(home, &["chat", "--session", "s", "before the disk fills"])
-        .output()
-        .await
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    chat_ok(home, "before the disk fills").await;
 
     // Fill the disk, leaving less than the next reply needs.
     let filler = home.join("filler");
@@ -189,15 +186,7 @@ async fn a_full_disk_fails_clearly_and_loses_nothing_stored_before() {
         "a cut reply stored as complete"
     );
     write_settings(home, &fake.server().base_url());
-    let out = lango(home, &["chat", "--session", "s", "and now?"])
-        .output()
-        .await
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "chat works again: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    chat_ok(home, "and now?").await;
 }
 
 /// Free bytes on the filesystem holding `dir` (`df` in 1K blocks).
