@@ -64,13 +64,20 @@ impl App {
                 return Err(AppError::new("invalid_settings", list.join("\n")));
             }
         };
+        self.write_settings_file(&settings).await?;
+        self.install(settings.clone(), None).await;
+        Ok(self.settings_view(&settings, None))
+    }
+
+    /// Writes `settings` to settings.json (atomically, the previous file kept as `.bak`) off
+    /// the async threads.
+    pub(super) async fn write_settings_file(&self, settings: &Settings) -> Result<(), AppError> {
         let paths = self.inner.paths.clone();
         let to_save = settings.clone();
         tokio::task::spawn_blocking(move || config::save(&paths, &to_save))
             .await
             .map_err(|e| AppError::new("internal", e.to_string()))??;
-        self.install(settings.clone(), None).await;
-        Ok(self.settings_view(&settings, None))
+        Ok(())
     }
 
     /// Stores `key` for `provider` (keychain, else the opt-in file, else a clear error),

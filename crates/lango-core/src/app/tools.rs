@@ -12,7 +12,6 @@ use tokio::sync::{mpsc, oneshot};
 use super::dto::ChatEvent;
 use super::{App, AppError};
 use crate::agent::{ApprovalDecision, ApprovalRequest, ToolProgress, TurnHooks};
-use crate::config;
 use crate::provider::BoxFuture;
 use crate::tools::mcp::{policy_of, with_policy, McpError, McpServerInfo, ToolPolicy};
 
@@ -148,11 +147,7 @@ impl App {
                 .insert(server.to_owned(), with_policy(current, tool, policy));
             running.settings.clone()
         };
-        let paths = self.inner.paths.clone();
-        let to_save = settings.clone();
-        tokio::task::spawn_blocking(move || config::save(&paths, &to_save))
-            .await
-            .map_err(|e| AppError::new("internal", e.to_string()))??;
+        self.write_settings_file(&settings).await?;
         self.inner.mcp.apply(&settings.mcp_servers);
         self.mcp_server(server)
     }

@@ -47,13 +47,10 @@ impl OutputCap {
     /// `response` as is when it fits, else `{"result": <the first part of its JSON text>,
     /// "truncated": "truncated — n tokens omitted …"}`.
     pub fn apply(&self, response: Map<String, Value>) -> CappedOutput {
-        let full = Value::Object(response).to_string();
+        // A map of JSON values always serialises.
+        let full = serde_json::to_string(&response).unwrap_or_default();
         let tokens = self.counter.count(&full);
         if tokens <= self.max_tokens {
-            let response = match serde_json::from_str::<Value>(&full) {
-                Ok(Value::Object(map)) => map,
-                _ => Map::new(),
-            };
             return CappedOutput {
                 response,
                 prompt_tokens: tokens,
