@@ -16,5 +16,6 @@ pub mod paths;
 pub mod provider;
 pub mod secrets;
 pub mod store;
+pub mod text;
 pub mod tokens;
 pub mod tools;

@@ -6,7 +6,7 @@
 //! characters but `\n`, so sanitising a whole formatted line only ever removes outside text.
 
 pub mod mode;
-pub mod sanitize;
+pub use lango_core::text::sanitize;
 
 use std::io::Write;
 

@@ -5,6 +5,8 @@
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 
+use crate::text::sanitize;
+
 const MAX_LINES: usize = 200;
 const MAX_LINE_CHARS: usize = 500;
 
@@ -33,41 +35,16 @@ impl StderrLog {
     }
 }
 
-/// Control characters (ESC sequences included) dropped, the line cut at [`MAX_LINE_CHARS`].
+/// Terminal control sequences dropped (`crate::text::sanitize`), the line cut at
+/// [`MAX_LINE_CHARS`].
 fn clean(line: &str) -> String {
-    let mut out = String::new();
-    let mut chars = line.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c == '\u{1b}' {
-            // CSI `ESC [ … final`, OSC `ESC ] … BEL|ST`, or a two-character escape.
-            match chars.next() {
-                Some('[') => {
-                    for c in chars.by_ref() {
-                        if ('@'..='~').contains(&c) {
-                            break;
-                        }
-                    }
-                }
-                Some(']') => {
-                    while let Some(c) = chars.next() {
-                        if c == '\u{7}' || (c == '\u{1b}' && chars.next_if_eq(&'\\').is_some()) {
-                            break;
-                        }
-                    }
-                }
-                _ => {}
-            }
-            continue;
-        }
-        if c == '\t' || !c.is_control() {
-            out.push(c);
-            if out.chars().count() >= MAX_LINE_CHARS {
-                out.push('…');
-                break;
-            }
-        }
+    let clean = sanitize::clean(line);
+    if clean.chars().count() <= MAX_LINE_CHARS {
+        return clean.into_owned();
     }
-    out
+    let mut cut: String = clean.chars().take(MAX_LINE_CHARS).collect();
+    cut.push('…');
+    cut
 }
 
 #[cfg(test)]
