@@ -2,6 +2,8 @@
 //! the fake provider, running the real binary, reading its output and the database.
 #![allow(dead_code)] // each test binary uses a different part
 
+pub mod memory_db;
+
 use std::path::Path;
 use std::process::{Output, Stdio};
 
