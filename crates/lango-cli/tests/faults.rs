@@ -2,7 +2,11 @@
 //!
 //! Key leakage: a chat with memory on and trace logging, plus exports, never writes the API
 //! key anywhere — not the data folder (database, WAL, settings, backups), the log output nor
-//! an export.
+//! an export. Damaged files are refused clearly and left untouched. Three `lango chat`
+//! processes on one data folder with memory on (fresh and existing, different and the same
+//! session) all succeed and store every message once, with no overlapping memory.
+
+mod support;
 
 use std::path::Path;
 use std::process::{Output, Stdio};
@@ -243,4 +247,159 @@ async fn a_damaged_database_or_settings_file_is_refused_clearly_and_left_untouch
             "{damage:?}: the file was changed"
         );
     }
+}
+
+/// What every model call of the concurrency test gets: chat replies and memory notes alike.
+const NOTE: &str = "Noted: the user keeps a list of prices.";
+
+/// Memory on with thresholds so small that every turn observes (and compacts) and every
+/// second observation is reflected.
+fn write_memory_settings(home: &Path, fake: &FakeProvider) {
+    let settings = json!({
+        "providers": {"p": {"type": "openai-compatible", "baseUrl": format!("{}/v1", fake.server().base_url()), "defaultModel": "fake-model"}},
+        "agent": {"provider": "p"},
+        "observationalMemory": {
+            "enabled": true,
+            "messageTokenThreshold": 30,
+            "observationTokenThreshold": 20,
+            "maxMessageTokenBudget": 2000,
+            "memoryTokenBudget": 2000,
+            "reflectionConsolidationThreshold": 2
+        }
+    });
+    std::fs::write(home.join("settings.json"), settings.to_string()).expect("settings");
+}
+
+fn process_lines(tag: &str, process: usize, lines: usize) -> Vec<String> {
+    (0..lines)
+        .map(|i| {
+            format!(
+                "{tag} process {process}, line {i}: item {i} costs {i} euros, please remember it."
+            )
+        })
+        .collect()
+}
+
+/// Three `lango chat` processes at once, process `p` on session `sessions[p]` sending its
+/// lines (tagged `tag`) over stdin; each must exit 0 without a busy error.
+async fn three_chats(home: &Path, tag: &str, sessions: [&str; 3], lines: usize) {
+    let runs: Vec<_> = (0..3)
+        .map(|p| {
+            let input = process_lines(tag, p, lines).join("\n") + "\n";
+            let (home, session) = (home.to_path_buf(), sessions[p].to_string());
+            tokio::spawn(async move {
+                support::lango(
+                    &home,
+                    &["chat", "--session", &session],
+                    Some(input.as_bytes()),
+                )
+                .await
+            })
+        })
+        .collect();
+    for (p, run) in runs.into_iter().enumerate() {
+        let out = run.await.expect("chat task");
+        let stderr = support::stderr(&out);
+        assert!(out.status.success(), "{tag}: process {p} failed: {stderr}");
+        let lower = stderr.to_lowercase();
+        assert!(
+            !lower.contains("busy") && !lower.contains("locked") && !lower.contains("code: 5"),
+            "{tag}: process {p} met a busy database: {stderr}"
+        );
+    }
+}
+
+/// Checks session `key`: consistent memory (support::memory_db), every line of `processes`
+/// stored once as a user message, as many replies, each complete and whole.
+fn assert_conversation(db: &Path, key: &str, processes: &[(&str, usize, usize)]) {
+    let memory = support::memory_db::check_session(db, key);
+    let users: Vec<&str> = memory
+        .messages
+        .iter()
+        .filter(|m| m.role == "user")
+        .map(|m| m.content.as_str())
+        .collect();
+    let mut expected = 0;
+    for &(tag, process, lines) in processes {
+        for line in process_lines(tag, process, lines) {
+            let n = users.iter().filter(|u| **u == line).count();
+            assert_eq!(n, 1, "{key}: {line:?} stored {n} times");
+            expected += 1;
+        }
+    }
+    assert_eq!(users.len(), expected, "{key}: no other user message");
+    let replies: Vec<_> = memory
+        .messages
+        .iter()
+        .filter(|m| m.role == "assistant")
+        .collect();
+    assert_eq!(replies.len(), expected, "{key}: one reply per message");
+    for reply in replies {
+        assert_eq!(
+            (reply.content.as_str(), reply.status.as_str()),
+            (NOTE, "complete"),
+            "{key}"
+        );
+    }
+    assert!(
+        memory.summaries > 0 && (memory.reflections > 0 || !memory.observations.is_empty()),
+        "{key}: the memory observed and compacted: {memory:?}"
+    );
+    use std::io::Write;
+    let _ = writeln!(
+        std::io::stderr(),
+        "{key}: {} messages, {} observations, {} reflections, {} summaries, cursor {}",
+        memory.messages.len(),
+        memory.observations.len(),
+        memory.reflections,
+        memory.summaries,
+        memory.cursor
+    );
+}
+
+/// Issue 14 "3 processes on one data folder (fresh and existing, same and different sessions,
+/// memory on)": three chats at once on a new folder (each its own session), then three on
+/// the now existing folder all continuing one of those sessions, three messages each, then
+/// three on a new folder starting one new session together. Every process exits 0, every
+/// message and reply is stored once and complete, the database is whole, observations of a
+/// session never overlap and every compaction left one summary.
+#[tokio::test(flavor = "multi_thread")]
+async fn three_processes_chatting_at_once_with_memory_on_all_succeed_and_store_everything_once() {
+    // A little slow, so the three processes' turns and memory cycles interleave.
+    let fake = FakeProvider::start(Script::new([Turn::slow_text(
+        ["Noted: ", "the user keeps ", "a list of prices."],
+        15,
+    )]))
+    .await;
+    let home = tempfile::tempdir().expect("temp dir");
+    write_memory_settings(home.path(), &fake);
+    let db = home.path().join("lango.db");
+
+    three_chats(home.path(), "fresh", ["a", "b", "c"], 2).await;
+    for (p, key) in ["a", "b", "c"].iter().enumerate() {
+        assert_conversation(&db, key, &[("fresh", p, 2)]);
+    }
+
+    // Existing folder and conversation: all three continue session "a".
+    three_chats(home.path(), "again", ["a", "a", "a"], 3).await;
+    assert_conversation(
+        &db,
+        "a",
+        &[
+            ("fresh", 0, 2),
+            ("again", 0, 3),
+            ("again", 1, 3),
+            ("again", 2, 3),
+        ],
+    );
+
+    // A fresh folder, all three starting the same new session.
+    let fresh = tempfile::tempdir().expect("temp dir");
+    write_memory_settings(fresh.path(), &fake);
+    three_chats(fresh.path(), "shared", ["new", "new", "new"], 2).await;
+    assert_conversation(
+        &fresh.path().join("lango.db"),
+        "new",
+        &[("shared", 0, 2), ("shared", 1, 2), ("shared", 2, 2)],
+    );
 }
