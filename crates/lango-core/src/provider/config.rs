@@ -1,6 +1,7 @@
 //! What a wire client needs to be built: where to send, with which key, with which limits.
 
 use super::http::HttpSettings;
+use super::ProviderError;
 use crate::secrets::ApiKey;
 
 #[derive(Debug, Clone)]
@@ -42,6 +43,20 @@ impl ProviderConfig {
     pub fn with_http(mut self, http: HttpSettings) -> Self {
         self.http = http;
         self
+    }
+
+    /// A base URL a client can send to: `http(s)://…` (every wire client checks it when
+    /// built, so a missing scheme is a config error, not a network error at the first call).
+    pub fn check_base_url(&self) -> Result<(), ProviderError> {
+        let ok = reqwest::Url::parse(&self.base_url)
+            .is_ok_and(|u| matches!(u.scheme(), "http" | "https"));
+        if ok {
+            Ok(())
+        } else {
+            Err(ProviderError::Config {
+                message: format!("the base URL \"{}\" is not an http(s) URL", self.base_url),
+            })
+        }
     }
 
     /// `url` joined under the base URL.

@@ -35,6 +35,7 @@ impl Anthropic {
             config.base_url = DEFAULT_BASE_URL.to_string();
         }
         config.base_url = config.base_url.trim().trim_end_matches('/').to_string();
+        config.check_base_url()?;
         let client = http::client(&config.http)?;
         Ok(Self { config, client })
     }

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use bytes::Bytes;
 use serde_json::Value;
 
-use super::{check_base_url, with_key};
+use super::with_key;
 use crate::provider::{http, ProviderConfig, ProviderError};
 
 #[derive(Debug, Clone)]
@@ -17,7 +17,7 @@ pub(crate) struct BearerEndpoint {
 
 impl BearerEndpoint {
     pub fn new(config: ProviderConfig) -> Result<Self, ProviderError> {
-        check_base_url(&config.base_url)?;
+        config.check_base_url()?;
         let client = http::client(&config.http)?;
         Ok(Self {
             config: Arc::new(config),

@@ -153,18 +153,6 @@ pub(crate) fn with_key(
     }
 }
 
-/// A base URL we can send to: `http(s)://…`.
-pub(crate) fn check_base_url(base_url: &str) -> Result<(), ProviderError> {
-    let ok = reqwest::Url::parse(base_url).is_ok_and(|u| matches!(u.scheme(), "http" | "https"));
-    if ok {
-        Ok(())
-    } else {
-        Err(ProviderError::Config {
-            message: format!("the base URL \"{base_url}\" is not an http(s) URL"),
-        })
-    }
-}
-
 /// A start error that says the model cannot use tools (Ollama: "<model> does not support
 /// tools") becomes `Unsupported`, naming the model and suggesting a tool-capable one.
 pub(crate) fn explain_start_error(error: ProviderError, model: &str) -> ProviderError {

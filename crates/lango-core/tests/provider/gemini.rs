@@ -2,28 +2,26 @@
 //! replayed byte for byte) and recorded requests (REFERENCE §5.4, acceptance 71).
 //! Acceptance 68–70 (sanitising, name inference) are unit tests in `provider::gemini`.
 
-use std::collections::BTreeSet;
-use std::path::Path;
 use std::time::Duration;
 
-use futures_util::StreamExt;
-use lango_core::provider::assembler::ToolCallAssembler;
 use lango_core::provider::gemini::Gemini;
 use lango_core::provider::http::HttpSettings;
 use lango_core::provider::{
-    GenerateParams, Message, Provider, ProviderConfig, ProviderError, StreamEvent, ToolCallRequest,
-    ToolSpec, Usage,
+    GenerateParams, Message, Provider, ProviderConfig, ProviderError, ToolCallRequest, ToolSpec,
+    Usage,
 };
 use lango_core::secrets::ApiKey;
-use lango_testkit::{fixtures_dir, FixtureServer, Reply, TestServer};
-use serde_json::{json, Value};
-use tokio_util::sync::CancellationToken;
+
+use super::harness::{collect, user_says, Outcome};
+use lango_testkit::{FixtureServer, Reply, TestServer};
+use serde_json::json;
 
 const KEY: &str = "AIza-test-key";
 const MODEL: &str = "gemini-2.0-flash";
 
-/// Every fixture (not `*.request.json`) under `fixtures/gemini/` has a test below.
-const COVERED: &[&str] = &[
+/// Every fixture (not `*.request.json`) under `fixtures/gemini/` has a test below
+/// (checked by `common::every_fixture_file_has_a_test`).
+pub const COVERED: &[&str] = &[
     "gemini/genai_thinking_thought_parts.sse",
     "gemini/genai_thought_summary_then_function_call.sse",
     "gemini/text_stream.sse",
@@ -52,82 +50,8 @@ fn config(base_url: String) -> ProviderConfig {
         })
 }
 
-#[derive(Debug)]
-struct Outcome {
-    text: String,
-    thought: String,
-    calls: Vec<ToolCallRequest>,
-    usage_event: Option<Usage>,
-    terminal: StreamEvent,
-}
-
-impl Outcome {
-    fn calls(&self) -> Vec<(String, String, Value)> {
-        self.calls
-            .iter()
-            .map(|c| {
-                (
-                    c.id.clone(),
-                    c.name.clone(),
-                    serde_json::from_str(&c.arguments).expect("assembled arguments are JSON"),
-                )
-            })
-            .collect()
-    }
-
-    fn done_usage(&self) -> Option<Usage> {
-        match &self.terminal {
-            StreamEvent::Done { usage, .. } => *usage,
-            other => panic!("expected Done, got {other:?}"),
-        }
-    }
-
-    fn error(&self) -> &ProviderError {
-        match &self.terminal {
-            StreamEvent::Error(e) => e,
-            other => panic!("expected an error, got {other:?}"),
-        }
-    }
-}
-
-async fn collect(provider: &dyn Provider, params: GenerateParams) -> Outcome {
-    let mut stream = provider.generate(params, CancellationToken::new());
-    let (mut text, mut thought, mut usage_event) = (String::new(), String::new(), None);
-    let mut assembler = ToolCallAssembler::new();
-    let mut terminal = None;
-    while let Some(event) = tokio::time::timeout(Duration::from_secs(20), stream.next())
-        .await
-        .expect("the stream stalled")
-    {
-        assert!(
-            terminal.is_none(),
-            "event after the terminal one: {event:?}"
-        );
-        match event {
-            StreamEvent::TextDelta(t) => {
-                assert!(!t.is_empty(), "empty text deltas are not sent");
-                text.push_str(&t);
-            }
-            StreamEvent::Thought(t) => thought.push_str(&t),
-            StreamEvent::ToolCall(chunk) => assembler.push(&chunk),
-            StreamEvent::Usage(u) => usage_event = Some(u),
-            e @ (StreamEvent::Done { .. } | StreamEvent::Error(_)) => terminal = Some(e),
-        }
-    }
-    Outcome {
-        text,
-        thought,
-        calls: assembler.finish(),
-        usage_event,
-        terminal: terminal.expect("the stream ended without Done or Error"),
-    }
-}
-
 fn user_params() -> GenerateParams {
-    GenerateParams {
-        messages: vec![Message::user("hi")],
-        ..GenerateParams::default()
-    }
+    user_says("hi")
 }
 
 async fn replay(fixture: &str) -> Outcome {
@@ -163,35 +87,6 @@ fn assert_signature(call: &ToolCallRequest, start: &str, end: &str, len: usize) 
 }
 
 // ---------------------------------------------------------------- conformance (fixtures)
-
-#[test]
-fn every_gemini_fixture_has_a_conformance_test() {
-    fn walk(dir: &Path, root: &Path, out: &mut BTreeSet<String>) {
-        for entry in std::fs::read_dir(dir).expect("fixtures folder") {
-            let path = entry.expect("dir entry").path();
-            if path.is_dir() {
-                walk(&path, root, out);
-            } else {
-                let rel = path
-                    .strip_prefix(root)
-                    .expect("under root")
-                    .to_string_lossy()
-                    .replace('\\', "/");
-                if !rel.ends_with(".request.json") {
-                    out.insert(rel);
-                }
-            }
-        }
-    }
-    let root = fixtures_dir();
-    let mut found = BTreeSet::new();
-    walk(&root.join("gemini"), &root, &mut found);
-    let covered: BTreeSet<String> = COVERED.iter().map(|s| s.to_string()).collect();
-    assert_eq!(
-        found, covered,
-        "fixtures without a test (left only) or tests without a fixture (right only)"
-    );
-}
 
 #[tokio::test]
 async fn genai_thinking_thought_parts_are_thoughts_not_text() {
@@ -529,22 +424,6 @@ async fn system_user_call_result_and_a_second_system_message_give_this_exact_bod
 }
 
 #[tokio::test]
-async fn temperature_is_omitted_when_unset_and_sent_when_zero() {
-    let req = recorded(user_params()).await;
-    assert_eq!(
-        req.json(),
-        json!({"contents": [{"role": "user", "parts": [{"text": "hi"}]}]}),
-        "no generationConfig when nothing is set"
-    );
-    let req = recorded(GenerateParams {
-        temperature: Some(0.0),
-        ..user_params()
-    })
-    .await;
-    assert_eq!(req.json()["generationConfig"], json!({"temperature": 0.0}));
-}
-
-#[tokio::test]
 async fn headers_carry_the_key_and_user_agent_and_the_path_names_the_model() {
     let req = recorded(user_params()).await;
     assert_eq!(req.method, "POST");
@@ -630,47 +509,7 @@ async fn acceptance_71_an_id_less_call_is_call_name_and_is_echoed_on_replay() {
     );
 }
 
-#[tokio::test]
-async fn without_any_model_the_stream_is_a_config_error() {
-    let provider =
-        Gemini::new(ProviderConfig::new("gemini", "http://127.0.0.1:9")).expect("client");
-    let out = collect(&provider, user_params()).await;
-    assert!(
-        matches!(out.error(), ProviderError::Config { .. }),
-        "{:?}",
-        out.terminal
-    );
-}
-
-#[test]
-fn an_empty_base_url_means_the_public_api() {
-    let provider = Gemini::new(ProviderConfig::new("gemini", "")).expect("client");
-    assert!(format!("{provider:?}").contains("https://generativelanguage.googleapis.com/v1beta"));
-    assert!(
-        !format!(
-            "{:?}",
-            Gemini::new(config("http://x".into())).expect("client")
-        )
-        .contains(KEY),
-        "the key never prints"
-    );
-}
-
 // ---------------------------------------------------------------- stream errors, models, embeddings
-
-#[tokio::test]
-async fn an_error_object_mid_stream_interrupts_after_the_text_so_far() {
-    let body = "data: {\"candidates\": [{\"content\": {\"parts\": [{\"text\": \"Hel\"}],\"role\": \"model\"}}]}\r\n\r\ndata: {\"error\": {\"code\": 503, \"message\": \"The model is overloaded.\", \"status\": \"UNAVAILABLE\"}}\r\n\r\n";
-    let server = TestServer::start(move |_, _| Reply::full(200, "text/event-stream", body)).await;
-    let provider = Gemini::new(config(server.base_url())).expect("client");
-    let out = collect(&provider, user_params()).await;
-    assert_eq!(out.text, "Hel");
-    assert!(
-        matches!(out.error(), ProviderError::Interrupted { message } if message.contains("overloaded")),
-        "{:?}",
-        out.terminal
-    );
-}
 
 #[tokio::test]
 async fn list_models_strips_the_models_prefix_and_follows_pages() {

@@ -6,46 +6,13 @@
 use std::time::Duration;
 
 use futures_util::StreamExt;
-use lango_core::provider::anthropic::Anthropic;
-use lango_core::provider::gemini::Gemini;
 use lango_core::provider::http::HttpSettings;
 use lango_core::provider::limit::{BYTES_PER_TOKEN, TOKEN_SLACK};
-use lango_core::provider::ollama::Ollama;
-use lango_core::provider::openai::OpenAiCompatible;
-use lango_core::provider::{
-    GenerateParams, Message, Provider, ProviderConfig, ProviderError, StopReason, StreamEvent,
-};
-use lango_core::secrets::ApiKey;
+use lango_core::provider::{GenerateParams, Message, ProviderError, StopReason, StreamEvent};
 use lango_testkit::{Action, FakeProvider, Reply, Script, TestServer, Turn};
 use tokio_util::sync::CancellationToken;
 
-#[derive(Debug, Clone, Copy)]
-enum Wire {
-    OpenAi,
-    Anthropic,
-    Gemini,
-    Ollama,
-}
-
-const WIRES: [Wire; 4] = [Wire::OpenAi, Wire::Anthropic, Wire::Gemini, Wire::Ollama];
-
-fn client(wire: Wire, root: String, http: HttpSettings) -> Box<dyn Provider> {
-    let base = match wire {
-        Wire::OpenAi => format!("{root}/v1"),
-        Wire::Gemini => format!("{root}/v1beta"),
-        Wire::Anthropic | Wire::Ollama => root,
-    };
-    let config = ProviderConfig::new("p", base)
-        .with_key(ApiKey::new("sk-test-key"))
-        .with_default_model("fake-model")
-        .with_http(http);
-    match wire {
-        Wire::OpenAi => Box::new(OpenAiCompatible::new(config).expect("client")),
-        Wire::Anthropic => Box::new(Anthropic::new(config).expect("client")),
-        Wire::Gemini => Box::new(Gemini::new(config).expect("client")),
-        Wire::Ollama => Box::new(Ollama::new(config).expect("client")),
-    }
-}
+use super::harness::{Wire, WIRES};
 
 fn http(max_reply_bytes: u64) -> HttpSettings {
     HttpSettings {
@@ -81,7 +48,9 @@ async fn run_on(
         max_tokens,
         ..GenerateParams::default()
     };
-    let stream = client(wire, fake.base_url(), http).generate(params, CancellationToken::new());
+    let stream = wire
+        .client(&fake.base_url(), http)
+        .generate(params, CancellationToken::new());
     let events: Vec<StreamEvent> = tokio::time::timeout(Duration::from_secs(30), stream.collect())
         .await
         .unwrap_or_else(|_| panic!("{wire:?}: the stream did not end by itself"));
@@ -226,7 +195,8 @@ async fn an_endless_line_without_a_line_end_is_stopped_with_bounded_memory() {
             messages: vec![Message::user("Say something.")],
             ..GenerateParams::default()
         };
-        let stream = client(wire, server.base_url(), http(32 * 1024))
+        let stream = wire
+            .client(&server.base_url(), http(32 * 1024))
             .generate(params, CancellationToken::new());
         let events: Vec<StreamEvent> =
             tokio::time::timeout(Duration::from_secs(30), stream.collect())

@@ -1,30 +1,16 @@
 //! Native Ollama client: every fixture under `fixtures/ollama/` replayed byte for byte, the
 //! `/api/chat` request shape, start errors, `/api/tags` and `/api/embed`.
 
-use std::collections::BTreeSet;
-use std::time::Duration;
-
+use super::harness::{fast_http, fold, Outcome};
 use futures_util::StreamExt;
-use lango_core::provider::assembler::ToolCallAssembler;
-use lango_core::provider::http::HttpSettings;
 use lango_core::provider::ollama::Ollama;
 use lango_core::provider::{
     GenerateParams, Message, Provider, ProviderConfig, ProviderError, StopReason, StreamEvent,
     ToolCallRequest, ToolSpec, Usage,
 };
-use lango_testkit::{fixtures_dir, FixtureServer, RecordedRequest, Reply, TestServer};
+use lango_testkit::{FixtureServer, RecordedRequest, Reply, TestServer};
 use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
-
-fn fast_http() -> HttpSettings {
-    HttpSettings {
-        max_retries: 1,
-        initial_backoff: Duration::from_millis(1),
-        max_backoff: Duration::from_millis(5),
-        idle_timeout: Duration::from_secs(10),
-        ..HttpSettings::default()
-    }
-}
 
 fn client(base_url: String) -> Ollama {
     Ollama::new(
@@ -42,14 +28,6 @@ fn hello() -> GenerateParams {
     }
 }
 
-#[derive(Debug)]
-struct Outcome {
-    text: String,
-    thought: String,
-    calls: Vec<(String, String, Value)>,
-    terminal: StreamEvent,
-}
-
 fn usage(input: u64, output: u64, cache: u64) -> Option<Usage> {
     Some(Usage {
         input_tokens: input,
@@ -57,55 +35,6 @@ fn usage(input: u64, output: u64, cache: u64) -> Option<Usage> {
         total_tokens: input + output,
         cache_tokens: cache,
     })
-}
-
-/// Folds events, checking: one terminal event, last; no empty deltas; Done carries the last usage.
-fn fold(events: Vec<StreamEvent>) -> Outcome {
-    let terminals = events
-        .iter()
-        .filter(|e| matches!(e, StreamEvent::Done { .. } | StreamEvent::Error(_)))
-        .count();
-    assert_eq!(terminals, 1, "exactly one terminal event: {events:?}");
-    let terminal = events.last().cloned().expect("events");
-    assert!(
-        matches!(terminal, StreamEvent::Done { .. } | StreamEvent::Error(_)),
-        "terminal last: {events:?}"
-    );
-    let (mut text, mut thought, mut assembler, mut last_usage) =
-        (String::new(), String::new(), ToolCallAssembler::new(), None);
-    for event in &events {
-        match event {
-            StreamEvent::TextDelta(t) => {
-                assert!(!t.is_empty(), "empty text delta");
-                text.push_str(t);
-            }
-            StreamEvent::Thought(t) => {
-                assert!(!t.is_empty(), "empty thought delta");
-                thought.push_str(t);
-            }
-            StreamEvent::ToolCall(c) => assembler.push(c),
-            StreamEvent::Usage(u) => last_usage = Some(*u),
-            StreamEvent::Done { usage, .. } => assert_eq!(*usage, last_usage),
-            StreamEvent::Error(_) => {}
-        }
-    }
-    let calls = assembler
-        .finish()
-        .into_iter()
-        .map(|c| {
-            (
-                c.id,
-                c.name,
-                serde_json::from_str(&c.arguments).expect("arguments JSON"),
-            )
-        })
-        .collect();
-    Outcome {
-        text,
-        thought,
-        calls,
-        terminal,
-    }
 }
 
 async fn replay(fixture: &str) -> Outcome {
@@ -119,7 +48,7 @@ async fn replay(fixture: &str) -> Outcome {
     assert_eq!(requests.len(), 1);
     assert_eq!(requests[0].method, "POST");
     assert_eq!(requests[0].path, format!("/replay/{fixture}/api/chat"));
-    fold(events)
+    fold(events, Vec::new())
 }
 
 fn calls(expected: &[(&str, &str, Value)]) -> Vec<(String, String, Value)> {
@@ -129,7 +58,9 @@ fn calls(expected: &[(&str, &str, Value)]) -> Vec<(String, String, Value)> {
         .collect()
 }
 
-const COVERED: &[&str] = &[
+/// Every fixture under `fixtures/ollama/` has a test below (checked by
+/// `common::every_fixture_file_has_a_test`).
+pub const COVERED: &[&str] = &[
     "ollama/docs_chat_stream_first_and_final.ndjson",
     "ollama/docs_chat_stream_tool_call.ndjson",
     "ollama/docs_midstream_error_generate.ndjson",
@@ -138,28 +69,12 @@ const COVERED: &[&str] = &[
     "ollama/genai_ollama_cloud_gemma3_simple_stream.ndjson",
 ];
 
-#[test]
-fn every_ollama_fixture_has_a_conformance_test() {
-    let dir = fixtures_dir().join("ollama");
-    let on_disk: BTreeSet<String> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("cannot list {}: {e}", dir.display()))
-        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
-        .filter(|n| !n.ends_with(".request.json") && !n.starts_with("README"))
-        .map(|n| format!("ollama/{n}"))
-        .collect();
-    let covered: BTreeSet<String> = COVERED.iter().map(|s| s.to_string()).collect();
-    assert_eq!(
-        on_disk, covered,
-        "every fixture file needs a test (and every test a file)"
-    );
-}
-
 #[tokio::test]
 async fn ollama_docs_chat_stream_first_and_final() {
     let o = replay("ollama/docs_chat_stream_first_and_final.ndjson").await;
     assert_eq!(o.text, "The");
     assert_eq!(o.thought, "");
-    assert!(o.calls.is_empty());
+    assert!(o.calls().is_empty());
     assert_eq!(
         o.terminal,
         StreamEvent::Done {
@@ -174,7 +89,7 @@ async fn ollama_docs_chat_stream_tool_call_with_object_arguments() {
     let o = replay("ollama/docs_chat_stream_tool_call.ndjson").await;
     assert_eq!(o.text, "");
     assert_eq!(
-        o.calls,
+        o.calls(),
         calls(&[("call_get_weather", "get_weather", json!({"city": "Tokyo"}))])
     );
     assert_eq!(
@@ -190,7 +105,7 @@ async fn ollama_docs_chat_stream_tool_call_with_object_arguments() {
 async fn ollama_docs_midstream_error_generate_keeps_the_text_and_interrupts() {
     let o = replay("ollama/docs_midstream_error_generate.ndjson").await;
     assert_eq!(o.text, " Yes.Ican");
-    assert!(o.calls.is_empty());
+    assert!(o.calls().is_empty());
     assert_eq!(
         o.terminal,
         StreamEvent::Error(ProviderError::Interrupted {
@@ -208,7 +123,7 @@ async fn ollama_genai_synthetic_thinking_and_multi_tool_calls() {
         "Rayleigh scattering dominates the sky. Let me check the weather."
     );
     assert_eq!(
-        o.calls,
+        o.calls(),
         calls(&[
             ("call_a", "get_weather", json!({"city": "Paris"})),
             ("call_b", "get_weather", json!({"city": "Berlin"})),
@@ -228,7 +143,7 @@ async fn ollama_genai_synthetic_thinking_and_multi_tool_calls() {
 async fn ollama_genai_llama32_3b_cached_usage_stream() {
     let o = replay("ollama/genai_llama32_3b_cached_usage_stream.ndjson").await;
     assert_eq!(o.text, "Hello!");
-    assert!(o.calls.is_empty());
+    assert!(o.calls().is_empty());
     assert_eq!(
         o.terminal,
         StreamEvent::Done {
@@ -246,7 +161,7 @@ async fn ollama_genai_ollama_cloud_gemma3_simple_stream() {
         "The sky appears blue due to a phenomenon called Rayleigh scattering, where shorter wavelengths of sunlight \
          (blue and violet) are scattered more by the Earth’s atmosphere than longer wavelengths like red and orange."
     );
-    assert!(o.calls.is_empty());
+    assert!(o.calls().is_empty());
     assert_eq!(
         o.terminal,
         StreamEvent::Done {
@@ -265,7 +180,7 @@ async fn scripted(body: &'static str) -> Outcome {
         .generate(hello(), CancellationToken::new())
         .collect()
         .await;
-    fold(events)
+    fold(events, Vec::new())
 }
 
 #[tokio::test]
@@ -277,21 +192,9 @@ async fn two_nameless_index_calls_in_one_line_stay_two_calls() {
         "\n"
     ))
     .await;
-    let args: Vec<&Value> = o.calls.iter().map(|c| &c.2).collect();
+    let calls = o.calls();
+    let args: Vec<&Value> = calls.iter().map(|c| &c.2).collect();
     assert_eq!(args, [&json!({"p": "a"}), &json!({"p": "b"})]);
-}
-
-#[tokio::test]
-async fn a_stream_ending_without_done_is_cut_off_not_complete() {
-    let o =
-        scripted("{\"message\":{\"role\":\"assistant\",\"content\":\"partial\"},\"done\":false}\n")
-            .await;
-    assert_eq!(o.text, "partial");
-    assert_eq!(o.terminal, StreamEvent::Error(ProviderError::cut_off()));
-    let empty = scripted("").await;
-    assert!(
-        matches!(&empty.terminal, StreamEvent::Error(ProviderError::Interrupted { message }) if message.contains("empty response"))
-    );
 }
 
 // --- Request shape ---
@@ -506,13 +409,4 @@ async fn embed_posts_to_api_embed_and_returns_the_vectors() {
         request.json(),
         json!({"model": "nomic-embed-text", "input": ["a", "b"]})
     );
-}
-
-#[test]
-fn an_empty_base_url_means_the_local_default() {
-    assert!(Ollama::new(ProviderConfig::new("o", "")).is_ok());
-    assert!(matches!(
-        Ollama::new(ProviderConfig::new("o", "ftp://x")),
-        Err(ProviderError::Config { .. })
-    ));
 }
