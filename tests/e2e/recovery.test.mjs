@@ -106,8 +106,11 @@ describe('Lango desktop: recovery from a damaged database', () => {
     assert.doesNotMatch(problem, /code: \d+|SQLITE_/, `no raw database codes: ${problem}`);
     const listed = await session.waitForText(`.backup[data-file="${backupName}"]`, (t) => t.includes('Restore'), 20_000);
     assert.match(listed, new RegExp(backupName.replace(/[.]/g, '\\.')));
-    // Nothing is shown as a conversation while the database cannot be opened.
+    // Nothing is shown as a conversation while the database cannot be opened, and the sidebar
+    // does not repeat the error the recovery screen explains.
     assert.equal((await session.findAll('.session-item')).length, 0);
+    await session.waitForElement('#sessions-recovering');
+    assert.doesNotMatch(await session.text(await session.find('#sidebar')), /Could not load conversations/);
     await session.screenshot('recovery damaged database shows the recovery screen');
   });
 
