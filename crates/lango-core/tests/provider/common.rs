@@ -2,8 +2,9 @@
 //! fixture has a test, a client needs an http(s) base URL (and a model, where the format names
 //! one in every request), an empty base URL means
 //! the service's own, the key never prints and is not sent when there is none, an unset
-//! temperature is left out and a zero one is sent, and an empty HTTP 200 body is an
-//! interruption, never a complete (empty) reply.
+//! temperature is left out and a zero one is sent, an empty HTTP 200 body is an interruption,
+//! never a complete (empty) reply, and the model list is read (or a wrong key reported) in
+//! every format.
 
 use std::collections::BTreeSet;
 
@@ -176,5 +177,37 @@ async fn an_empty_http_200_body_is_an_interruption_not_an_empty_reply() {
         if matches!(wire, Wire::OpenAi | Wire::Ollama) {
             out.assert_interrupted("empty response");
         }
+    }
+}
+
+#[tokio::test]
+async fn list_models_reads_the_services_list_in_every_format() {
+    let fake =
+        FakeProvider::start(Script::new([Turn::text(["-"])]).with_models(["m-one", "m-two"])).await;
+    for wire in WIRES {
+        let models = wire
+            .client(&fake.base_url(), no_retries())
+            .list_models()
+            .await
+            .unwrap_or_else(|e| panic!("{wire:?}: {e}"));
+        let ids: Vec<&str> = models.iter().map(|m| m.id.as_str()).collect();
+        assert_eq!(ids, ["m-one", "m-two"], "{wire:?}");
+    }
+}
+
+#[tokio::test]
+async fn a_wrong_key_on_list_models_is_unauthorized_with_the_services_message() {
+    let fake =
+        FakeProvider::start(Script::new([Turn::text(["-"])]).with_required_key("sk-right")).await;
+    for wire in WIRES {
+        let error = wire
+            .client(&fake.base_url(), no_retries())
+            .list_models()
+            .await
+            .expect_err("a wrong key");
+        assert!(
+            matches!(&error, ProviderError::Unauthorized { message } if message.contains("Incorrect API key")),
+            "{wire:?}: {error:?}"
+        );
     }
 }
