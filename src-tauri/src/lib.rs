@@ -6,6 +6,7 @@
 pub mod commands;
 pub mod error;
 mod logging;
+mod opener;
 pub mod state;
 
 use lango_core::app::App;
@@ -102,6 +103,8 @@ pub fn run() {
             commands::recovery::recovery_restore,
             commands::recovery::recovery_salvage,
             commands::recovery::open_data_folder,
+            commands::updates::check_for_updates,
+            commands::updates::open_release_page,
         ])
         .build(tauri::generate_context!());
     let app = match app {

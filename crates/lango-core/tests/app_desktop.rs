@@ -512,3 +512,39 @@ async fn wire_compactor_during_app_initialization() {
     assert!(archived.iter().all(|m| m.archived));
     app.shutdown().await;
 }
+
+/// Settings → About: off until a feed is saved (no request at all), then the feed's answer
+/// with the version, link and notes the window shows.
+#[tokio::test]
+async fn about_checks_the_saved_release_feed_only_once_one_is_set() {
+    use lango_core::app::UpdateOutcome;
+    use lango_testkit::server::{Reply, TestServer};
+
+    let feed = TestServer::start(|_, _| {
+        Reply::full(
+            200,
+            "application/json",
+            br#"{"version":"99.1.0","url":"https://example.com/r/99.1.0","notes":"New things."}"#
+                .to_vec(),
+        )
+    })
+    .await;
+    let home = tempfile::tempdir().unwrap();
+    let app = open_app(home.path()).await;
+
+    let off = app.check_for_updates().await;
+    assert_eq!(off.outcome, UpdateOutcome::Off);
+    assert_eq!(off.current, env!("CARGO_PKG_VERSION"));
+    assert!(feed.requests().is_empty());
+
+    let mut doc = app.settings().await.settings;
+    doc["updates"] = json!({ "feedUrl": format!("{}/latest.json", feed.base_url()) });
+    app.save_settings(&doc).await.expect("saves");
+    let found = app.check_for_updates().await;
+    assert_eq!(found.outcome, UpdateOutcome::Available, "{found:?}");
+    assert_eq!(found.latest.as_deref(), Some("99.1.0"));
+    assert_eq!(found.url.as_deref(), Some("https://example.com/r/99.1.0"));
+    assert_eq!(found.notes.as_deref(), Some("New things."));
+    assert_eq!(feed.requests().len(), 1);
+    app.shutdown().await;
+}
