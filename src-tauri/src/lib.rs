@@ -6,6 +6,10 @@
 pub mod commands;
 pub mod error;
 mod logging;
+// Compiled on every OS so Linux builds type-check it; used on macOS only.
+#[cfg_attr(not(target_os = "macos"), allow(dead_code))]
+mod menu;
+mod opener;
 pub mod state;
 
 use lango_core::app::App;
@@ -45,7 +49,10 @@ pub fn run() {
     };
     tracing::info!(data_dir = %paths.data_dir.display(), log = ?log_file, "starting Lango {}", env!("CARGO_PKG_VERSION"));
 
-    let app = tauri::Builder::default()
+    let builder = tauri::Builder::default();
+    #[cfg(target_os = "macos")]
+    let builder = builder.menu(menu::build).on_menu_event(menu::on_event);
+    let app = builder
         .manage(AppState::default())
         .setup(move |app| {
             tracing::info!(
@@ -102,6 +109,8 @@ pub fn run() {
             commands::recovery::recovery_restore,
             commands::recovery::recovery_salvage,
             commands::recovery::open_data_folder,
+            commands::updates::check_for_updates,
+            commands::updates::open_release_page,
         ])
         .build(tauri::generate_context!());
     let app = match app {

@@ -8,11 +8,12 @@
 
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, afterEach, before, describe, test } from 'node:test';
 
-import { ARTIFACT_DIR, DEFAULT_APP_BIN, REPO_ROOT, Session, startDriver } from './lib/webdriver.mjs';
+import { ARTIFACT_DIR, DEFAULT_APP_BIN, REPO_ROOT, Session, startDriver, waitFor } from './lib/webdriver.mjs';
 
 const APP_BIN = process.env.APP_BIN ?? DEFAULT_APP_BIN;
 
@@ -124,5 +125,51 @@ describe('Lango desktop window', () => {
     const configFile = await session.waitForText('#config-file');
     assert.equal(configFile, join(langoHome, 'settings.json'));
     assert.equal(await session.text(await session.find('#settings-version')), cargoVersion());
+  });
+
+  test('settings about checks a release feed and shows the newer version', async () => {
+    // A release feed on this machine (plain http is allowed for localhost only).
+    let requests = 0;
+    const feed = createServer((req, res) => {
+      requests += 1;
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.end(
+        JSON.stringify({
+          version: '99.0.0',
+          url: 'https://example.com/lango/releases/tag/v99.0.0',
+          notes: 'Faster start.\n<b>not bold</b>',
+          pubDate: '2026-11-20',
+        }),
+      );
+    });
+    await new Promise((ok) => feed.listen(0, '127.0.0.1', ok));
+    try {
+      await session.clickCss('#nav-settings');
+      await session.waitForElement('#view-settings');
+      const check = await session.waitForElement('#check-updates');
+      assert.equal(await session.attribute(check, 'disabled'), 'true', 'off until a feed is saved');
+
+      const url = `http://127.0.0.1:${feed.address().port}/latest.json`;
+      await session.fill('#update-feed-url', url);
+      await session.clickCss('#save-feed-url');
+      await waitFor(async () => (await session.attribute(check, 'disabled')) === null, {
+        what: 'Check for updates enabled',
+      });
+      assert.equal(requests, 0, 'saving the address fetches nothing');
+      const saved = JSON.parse(readFileSync(join(langoHome, 'settings.json'), 'utf8'));
+      assert.equal(saved.updates.feedUrl, url);
+
+      await session.click(check);
+      const headline = await session.waitForText('#update-headline', (t) => t.includes('available'));
+      assert.equal(headline, `Lango 99.0.0 is available — you have ${cargoVersion()}.`);
+      assert.equal(await session.text(await session.find('#update-notes')), 'Faster start.\n<b>not bold</b>');
+      assert.equal(await session.exists('#update-notes b'), false, 'notes are text, not markup');
+      assert.equal(await session.exists('#update-link'), true);
+      assert.equal(requests, 1);
+      // Where the screenshot is taken: the answer in view.
+      await session.execute(`document.getElementById('update-result').scrollIntoView()`);
+    } finally {
+      feed.close();
+    }
   });
 });

@@ -72,6 +72,19 @@ pub enum Command {
         #[command(subcommand)]
         command: Option<DoctorCommand>,
     },
+    /// Ask the release feed in the settings (updates.feedUrl) whether a newer Lango exists.
+    /// Nothing is downloaded. Exit 0 up to date, 100 a newer version exists, 3 no feed set,
+    /// 8 the feed could not be fetched or read.
+    Update {
+        #[command(subcommand)]
+        command: UpdateCommand,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum UpdateCommand {
+    /// Check for a newer version (one request to the feed; never installs anything).
+    Check,
 }
 
 #[derive(Debug, Subcommand)]

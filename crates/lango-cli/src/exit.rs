@@ -3,7 +3,8 @@
 use std::process::ExitCode;
 
 /// 0 ok, 2 usage, 3 config, 4 provider, 5 store, 6 not found, 7 `lango doctor` found the
-/// database damaged (or from a newer Lango); a signal that stopped a chat
+/// database damaged (or from a newer Lango), 8 the update feed could not be read, 100
+/// `lango update check` found a newer version; a signal that stopped a chat
 /// gives the shell's 128 + its number (documented in the README).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
@@ -15,6 +16,10 @@ pub enum Kind {
     NotFound = 6,
     /// `lango doctor` found the database unusable.
     Damaged = 7,
+    /// `lango update check`: the release feed could not be fetched or read.
+    UpdateFeed = 8,
+    /// `lango update check`: a newer version exists (like `dnf check-update`'s 100).
+    UpdateAvailable = 100,
     Internal = 1,
     /// The user stopped the reply with Ctrl-C (the shell convention for SIGINT).
     Interrupted = 130,
@@ -133,7 +138,10 @@ impl From<lango_core::paths::PathsError> for CliError {
     }
 }
 
+/// Prints the error (an empty message = the command already said everything) and exits.
 pub fn report(e: &CliError) -> ExitCode {
-    crate::terminal::errln!("lango: {}", e.message);
+    if !e.message.is_empty() {
+        crate::terminal::errln!("lango: {}", e.message);
+    }
     ExitCode::from(e.kind as u8)
 }

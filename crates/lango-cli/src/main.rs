@@ -34,8 +34,9 @@ fn main() -> ExitCode {
     let mut daily_backup = None;
     let result = runtime.block_on(async {
         let ctx = commands::Context::new(&cli)?;
-        if !matches!(cli.command, Command::Doctor { .. }) {
-            // In the background while the command runs (doctor works on the file itself).
+        if !matches!(cli.command, Command::Doctor { .. } | Command::Update { .. }) {
+            // In the background while the command runs (doctor works on the file itself;
+            // an update check does not touch the data).
             let backups = lango_core::config::load(&ctx.paths)
                 .map(|loaded| loaded.settings.backups)
                 .unwrap_or_default();
@@ -63,6 +64,7 @@ fn main() -> ExitCode {
             Command::Sessions { command } => commands::sessions::run(&ctx, command).await,
             Command::Mcp { command } => commands::mcp::run(&ctx, command).await,
             Command::Doctor { command } => commands::doctor::run(&ctx, command.as_ref()).await,
+            Command::Update { command } => commands::update::run(&ctx, command).await,
         }
     });
     // A read of piped input a signal gave up on may still block its thread: do not wait for it.

@@ -19,8 +19,9 @@ use tokio_util::sync::CancellationToken;
 
 use crate::exit::Kind;
 
-/// A signal that stops a reply or the chat.
+/// A signal that stops a reply or the chat (Windows has only Ctrl-C).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(not(unix), allow(dead_code))]
 pub enum Stop {
     Interrupt,
     Terminate,

@@ -3,6 +3,7 @@
 
 use std::path::Path;
 use std::process::Output;
+#[cfg(unix)]
 use std::time::Duration;
 
 use lango_core::store::{MessageStatus, NewMessage, Store};

@@ -1,18 +1,27 @@
 //! One running desktop app per data folder. The first instance holds an exclusive lock on
-//! `<data_dir>/lango.lock` and listens on a loopback port written into that file; a second
-//! start finds the lock taken, asks the first (through that port) to bring its window
-//! forward, and exits. Two windows writing one conversation would interleave turns.
+//! `<data_dir>/lango.lock` and listens on a loopback port written to `<data_dir>/lango.port`;
+//! a second start finds the lock taken, asks the first (through that port) to bring its
+//! window forward, and exits. Two windows writing one conversation would interleave turns.
+//!
+//! Why not `tauri-plugin-single-instance`: it keys on the app's identifier (D-Bus name, named
+//! mutex), so a second data folder (`LANGO_HOME`, a portable install) could not run beside
+//! the first; and this lock is also what `lango doctor` checks before touching the database.
+//! Why the port is in its own file: on Windows a file lock is mandatory, so another process
+//! cannot read the locked `lango.lock` at all (`ERROR_LOCK_VIOLATION`).
 //!
 //! Owns only the lock and the "show yourself" ping; it must not know about windows (the
 //! shell decides what a ping does). GUI-free, so it is tested without a display.
 
 use std::fs::{File, OpenOptions};
-use std::io::{Read, Seek, SeekFrom, Write};
+use std::io::{Read, Write};
 use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
 use std::path::Path;
 use std::time::Duration;
 
 const LOCK_FILE: &str = "lango.lock";
+/// The primary's loopback port. Only trusted while the lock is held (a stale one is harmless:
+/// nobody reads it without finding the lock taken, and the primary rewrites it at start).
+const PORT_FILE: &str = "lango.port";
 const PING: &[u8] = b"show\n";
 
 #[derive(Debug, thiserror::Error)]
@@ -70,7 +79,7 @@ pub fn acquire(data_dir: &Path) -> Result<Instance, InstanceError> {
         source,
     };
     std::fs::create_dir_all(data_dir).map_err(io)?;
-    let mut file = OpenOptions::new()
+    let file = OpenOptions::new()
         .read(true)
         .write(true)
         .create(true)
@@ -82,17 +91,20 @@ pub fn acquire(data_dir: &Path) -> Result<Instance, InstanceError> {
             let listener =
                 TcpListener::bind(SocketAddr::from((Ipv4Addr::LOCALHOST, 0))).map_err(io)?;
             let port = listener.local_addr().map_err(io)?.port();
-            file.set_len(0).map_err(io)?;
-            file.seek(SeekFrom::Start(0)).map_err(io)?;
-            file.write_all(format!("{port}\n").as_bytes()).map_err(io)?;
-            file.flush().map_err(io)?;
+            let port_path = data_dir.join(PORT_FILE);
+            std::fs::write(&port_path, format!("{port}\n")).map_err(|source| {
+                InstanceError::Io {
+                    path: port_path.display().to_string(),
+                    source,
+                }
+            })?;
             Ok(Instance::Primary(Primary {
                 _lock: file,
                 listener,
             }))
         }
         Err(std::fs::TryLockError::WouldBlock) => {
-            ping(&path);
+            ping(&data_dir.join(PORT_FILE));
             Ok(Instance::Secondary)
         }
         Err(std::fs::TryLockError::Error(e)) => Err(io(e)),
@@ -116,9 +128,9 @@ pub fn is_running(data_dir: &Path) -> bool {
 }
 
 /// Best effort: a first instance that is starting up may not have written its port yet.
-fn ping(lock_path: &Path) {
+fn ping(port_path: &Path) {
     for _ in 0..20 {
-        let port = std::fs::read_to_string(lock_path)
+        let port = std::fs::read_to_string(port_path)
             .ok()
             .and_then(|s| s.trim().parse::<u16>().ok());
         if let Some(port) = port {
@@ -160,6 +172,28 @@ mod tests {
             std::thread::sleep(Duration::from_millis(20));
         }
         panic!("the primary was never asked to show its window");
+    }
+
+    /// Windows locks are mandatory: a second process cannot read a byte of the locked file,
+    /// so the port it needs must be readable elsewhere (checked here by content: the lock
+    /// semantics themselves only exist on Windows).
+    #[test]
+    fn the_port_is_published_outside_the_locked_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let Instance::Primary(primary) = acquire(dir.path()).unwrap() else {
+            panic!("first start");
+        };
+        let port: u16 = std::fs::read_to_string(dir.path().join(PORT_FILE))
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
+        assert_eq!(port, primary.listener.local_addr().unwrap().port());
+        let locked = std::fs::read_to_string(dir.path().join(LOCK_FILE)).unwrap();
+        assert!(
+            locked.is_empty(),
+            "nothing to read in the locked file: {locked:?}"
+        );
     }
 
     #[test]

@@ -44,10 +44,14 @@ impl AppPaths {
         }
         let dirs = directories::ProjectDirs::from("dev", "Lango", "Lango")
             .ok_or(PathsError::NoHomeDirectory)?;
+        // The database lives in the *local* data dir: on Windows that is %LOCALAPPDATA%, not
+        // the roaming %APPDATA%, which domain profiles copy to a server at every logon and
+        // logoff (a large SQLite file and its WAL do not belong there). On Linux and macOS
+        // both are the same folder. Settings stay in the (roaming) config dir.
         // ProjectDirs has no log dir; the data-local dir's `logs` is where platform
         // conventions (and Tauri's own log plugin) put them.
         Ok(Self {
-            data_dir: dirs.data_dir().to_path_buf(),
+            data_dir: dirs.data_local_dir().to_path_buf(),
             config_dir: dirs.config_dir().to_path_buf(),
             log_dir: dirs.data_local_dir().join("logs"),
         })

@@ -382,6 +382,36 @@ async fn export_writes_markdown_and_json_files_with_the_conversation() {
     assert_eq!(doc["messages"].as_array().unwrap().len(), 2);
 }
 
+/// Same bytes on every OS: LF only in Markdown (a pasted CRLF included), the text exact in
+/// JSON, and a file name Windows accepts from any title.
+#[tokio::test]
+async fn exports_use_lf_line_endings_and_a_file_name_every_os_accepts() {
+    let (home, _fake, app) =
+        app_with(Script::new([Turn::text(["Line one.\r\nLine two.\rEnd."])])).await;
+    let dir = home.path().join("exports-lf");
+    std::env::set_var("LANGO_EXPORT_DIR", &dir);
+    send(&app, "s", "First\r\nsecond").await;
+    app.rename_session("s", "Plans: \"a/b\" <draft>?. ")
+        .await
+        .unwrap();
+    let md = app
+        .export_session("s", ExportFormat::Markdown)
+        .await
+        .unwrap();
+    let name = Path::new(&md.path).file_name().unwrap().to_str().unwrap();
+    assert_eq!(name, "Lango - Plans- -a-b- -draft--.md");
+    let bytes = std::fs::read(&md.path).unwrap();
+    assert!(!bytes.contains(&b'\r'), "a CR in the Markdown export");
+    let text = String::from_utf8(bytes).unwrap();
+    assert!(text.contains("First\nsecond") && text.contains("Line one.\nLine two.\nEnd."));
+    let json = app.export_session("s", ExportFormat::Json).await.unwrap();
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&json.path).unwrap()).unwrap();
+    assert_eq!(
+        doc["messages"][0]["content"], "First\r\nsecond",
+        "JSON keeps the text exactly"
+    );
+}
+
 #[tokio::test]
 async fn search_finds_the_conversation_and_delete_removes_it() {
     let (_home, _fake, app) = app_with(Script::new([Turn::text(["Paris it is."])])).await;
@@ -510,5 +540,41 @@ async fn wire_compactor_during_app_initialization() {
         .unwrap();
     assert!(!archived.is_empty());
     assert!(archived.iter().all(|m| m.archived));
+    app.shutdown().await;
+}
+
+/// Settings → About: off until a feed is saved (no request at all), then the feed's answer
+/// with the version, link and notes the window shows.
+#[tokio::test]
+async fn about_checks_the_saved_release_feed_only_once_one_is_set() {
+    use lango_core::app::UpdateOutcome;
+    use lango_testkit::server::{Reply, TestServer};
+
+    let feed = TestServer::start(|_, _| {
+        Reply::full(
+            200,
+            "application/json",
+            br#"{"version":"99.1.0","url":"https://example.com/r/99.1.0","notes":"New things."}"#
+                .to_vec(),
+        )
+    })
+    .await;
+    let home = tempfile::tempdir().unwrap();
+    let app = open_app(home.path()).await;
+
+    let off = app.check_for_updates().await;
+    assert_eq!(off.outcome, UpdateOutcome::Off);
+    assert_eq!(off.current, env!("CARGO_PKG_VERSION"));
+    assert!(feed.requests().is_empty());
+
+    let mut doc = app.settings().await.settings;
+    doc["updates"] = json!({ "feedUrl": format!("{}/latest.json", feed.base_url()) });
+    app.save_settings(&doc).await.expect("saves");
+    let found = app.check_for_updates().await;
+    assert_eq!(found.outcome, UpdateOutcome::Available, "{found:?}");
+    assert_eq!(found.latest.as_deref(), Some("99.1.0"));
+    assert_eq!(found.url.as_deref(), Some("https://example.com/r/99.1.0"));
+    assert_eq!(found.notes.as_deref(), Some("New things."));
+    assert_eq!(feed.requests().len(), 1);
     app.shutdown().await;
 }

@@ -242,3 +242,27 @@ fn backups_keep_at_least_one_daily_copy_and_daily_is_a_switch() {
     let (defaults, _) = config::validate_value(&json!({})).expect("valid");
     assert_eq!((defaults.backups.daily, defaults.backups.keep), (true, 7));
 }
+
+#[test]
+fn the_update_feed_is_off_by_default_and_must_be_https_or_this_machine() {
+    let (defaults, _) = config::validate_value(&json!({})).unwrap();
+    assert_eq!(defaults.updates.feed(), None, "no feed, no network");
+
+    let p = problems(json!({ "updates": { "feedUrl": "http://example.com/latest.json" } }));
+    assert_eq!(p.len(), 1, "{p:?}");
+    assert_eq!(p[0].field, "updates.feedUrl");
+    assert!(p[0].message.contains("https://"), "{}", p[0].message);
+    let p =
+        problems(json!({ "updates": { "feedUrl": "javascript:alert(1)", "checkDaily": true } }));
+    let fields: Vec<&str> = p.iter().map(|p| p.field.as_str()).collect();
+    assert_eq!(fields, ["updates.checkDaily", "updates.feedUrl"], "{p:?}");
+
+    for ok in [
+        "https://example.com/lango/latest.json",
+        "http://127.0.0.1:8000/feed.json",
+        "",
+    ] {
+        let (s, _) = config::validate_value(&json!({ "updates": { "feedUrl": ok } })).unwrap();
+        assert_eq!(s.updates.feed_url, ok);
+    }
+}

@@ -9,3 +9,4 @@ pub mod sessions;
 pub mod settings;
 pub mod status;
 pub mod tools;
+pub mod updates;

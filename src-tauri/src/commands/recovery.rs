@@ -46,23 +46,12 @@ pub async fn recovery_salvage(
 #[tauri::command]
 pub async fn open_data_folder() -> Result<(), AppError> {
     let dir = paths()?.data_dir;
-    let opener = if cfg!(target_os = "macos") {
-        "open"
-    } else if cfg!(windows) {
-        "explorer"
-    } else {
-        "xdg-open"
-    };
-    std::process::Command::new(opener)
-        .arg(&dir)
-        .spawn()
-        .map(|_| ())
-        .map_err(|e| {
-            AppError::new(
-                "open_folder",
-                format!("could not open {}: {e}", dir.display()),
-            )
-        })
+    crate::opener::open(dir.as_os_str()).map_err(|e| {
+        AppError::new(
+            "open_folder",
+            format!("could not open {}: {e}", dir.display()),
+        )
+    })
 }
 
 fn paths() -> Result<AppPaths, AppError> {

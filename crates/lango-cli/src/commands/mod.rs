@@ -7,6 +7,7 @@ pub mod doctor;
 pub mod mcp;
 pub mod memory;
 pub mod sessions;
+pub mod update;
 
 use lango_core::paths::AppPaths;
 

@@ -244,3 +244,40 @@ pub struct ModelEntry {
     pub id: String,
     pub display_name: String,
 }
+
+/// The answer of Settings → About's "Check for updates" (`App::check_for_updates`).
+/// Feed text (`notes`, `published`) is untrusted: the UI shows it as plain text only.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UpdateCheck {
+    /// This build's version.
+    pub current: String,
+    pub outcome: UpdateOutcome,
+    /// The feed's latest version (`upToDate`, `available`).
+    pub latest: Option<String>,
+    /// The release page or download, always `http(s)://` (`available`).
+    pub url: Option<String>,
+    pub notes: Option<String>,
+    pub published: Option<String>,
+    /// Why there is no answer (`failed`, `off`).
+    pub error: Option<UpdateProblem>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum UpdateOutcome {
+    /// No feed is set: nothing was fetched.
+    Off,
+    UpToDate,
+    Available,
+    Failed,
+}
+
+/// A failed check: a sentence for the user and the technical detail (shown folded).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UpdateProblem {
+    pub code: String,
+    pub message: String,
+    pub detail: String,
+}

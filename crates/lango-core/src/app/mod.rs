@@ -18,6 +18,7 @@ mod sessions;
 mod settings;
 pub mod stream;
 mod tools;
+mod updates;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -27,6 +28,7 @@ use tokio_util::sync::CancellationToken;
 
 pub use dto::*;
 pub use error::AppError;
+pub use updates::update_check;
 
 use crate::agent::ApprovalDecision;
 use crate::config::{self, Settings};

@@ -151,23 +151,12 @@ pub(crate) fn new_session_key() -> String {
     format!("chat-{stamp}-{:04x}", fastrand::u16(..))
 }
 
-/// A file name from the title: characters no file system accepts are replaced.
+/// A file name from the title that every desktop OS accepts (`export::portable_stem`).
 fn file_stem(title: &str, key: &str) -> String {
     let base = if title.trim().is_empty() { key } else { title };
-    let cleaned: String = base
-        .chars()
-        .map(|c| match c {
-            '/' | '\\' | ':' | '*' | '?' | '"' | '<' | '>' | '|' => '-',
-            c if c.is_control() => ' ',
-            c => c,
-        })
-        .take(80)
-        .collect();
-    let cleaned = cleaned.trim().trim_matches('.').trim();
-    if cleaned.is_empty() {
-        "conversation".to_owned()
-    } else {
-        format!("Lango - {cleaned}")
+    match crate::export::portable_stem(base, "").as_str() {
+        "" => "conversation".to_owned(),
+        cleaned => format!("Lango - {cleaned}"),
     }
 }
 
@@ -180,6 +169,7 @@ mod tests {
         assert_eq!(file_stem("a/b\\c: d?", "k"), "Lango - a-b-c- d-");
         assert_eq!(file_stem("", "chat-1"), "Lango - chat-1");
         assert_eq!(file_stem("..", "k"), "conversation");
+        assert_eq!(file_stem("NUL", "k"), "conversation");
     }
 
     #[test]

@@ -21,6 +21,7 @@ mod providers;
 mod secrets_section;
 mod settings;
 mod tools_section;
+mod updates_section;
 mod url_check;
 
 pub use agent::{
@@ -49,3 +50,4 @@ pub use settings::{validate_value, Settings};
 pub use tools_section::{
     ToolsSettings, DEFAULT_MAX_TOOL_CALLS_PER_TURN, DEFAULT_TOOL_OUTPUT_TOKENS,
 };
+pub use updates_section::UpdateSettings;

@@ -16,6 +16,7 @@ use super::provider_type::ProviderType;
 use super::providers::{self, ProviderSettings, Providers};
 use super::secrets_section::{self, SecretsSettings};
 use super::tools_section::{self, ToolsSettings};
+use super::updates_section::{self, UpdateSettings};
 
 const SECTIONS: &[&str] = &[
     "agent",
@@ -26,6 +27,7 @@ const SECTIONS: &[&str] = &[
     "tools",
     "mcpServers",
     "backups",
+    "updates",
 ];
 
 /// The effective settings: every field present, defaults filled in. Serialises to the
@@ -40,6 +42,8 @@ pub struct Settings {
     pub appearance: AppearanceSettings,
     pub tools: ToolsSettings,
     pub backups: BackupSettings,
+    /// The release feed the About screen and `lango update check` read (off by default).
+    pub updates: UpdateSettings,
     /// MCP servers by name, in Claude Desktop's format (see `config::mcp`).
     #[serde(skip_serializing_if = "McpServers::is_empty")]
     pub mcp_servers: McpServers,
@@ -60,6 +64,7 @@ pub fn validate_value(value: &Value) -> Result<(Settings, Vec<String>), Vec<Prob
                 appearance: appearance::parse(root.raw("appearance"), &mut report),
                 tools: tools_section::parse(root.raw("tools"), &mut report),
                 backups: backups_section::parse(root.raw("backups"), &mut report),
+                updates: updates_section::parse(root.raw("updates"), &mut report),
                 mcp_servers: mcp::parse(root.raw("mcpServers"), &mut report),
             };
             check_references(&settings, &root, &mut report);

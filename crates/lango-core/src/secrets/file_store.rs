@@ -1,5 +1,11 @@
 //! The opt-in plaintext key file `<config_dir>/secrets.json` (mode 0600 on unix).
 //!
+//! On Windows no ACL is set: the file inherits its folder's, which under the default
+//! `%APPDATA%\Lango\Lango\config` grants only the user, SYSTEM and Administrators — the
+//! readers a 0600 file has on Unix (owner and root). With `LANGO_HOME` elsewhere it gets that
+//! folder's ACL (documented in the README). Windows always has its Credential Manager, so
+//! this fallback is for Linux desktops without a Secret Service.
+//!
 //! Owns that file's format (`{ "apiKeys": { "<provider id>": "<key>" } }`) and its atomic,
 //! owner-only writes. It must not decide *whether* the file may be used: `store` only calls
 //! in here when `secrets.allowFileStore` is on (or to delete). A malformed file is reported,

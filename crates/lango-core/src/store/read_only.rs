@@ -157,9 +157,16 @@ fn side_file(path: &Path, suffix: &str) -> PathBuf {
 
 /// The SQLite URI of `path`, read-only (and immutable when asked), for the hot connections.
 pub(super) fn uri(path: &Path, immutable: bool) -> String {
-    let text = path.to_string_lossy().replace('\\', "/");
+    let text = path.to_string_lossy();
+    // Only Windows separates with `\`; on Unix it is an ordinary file-name character.
+    #[cfg(windows)]
+    let text = text.replace('\\', "/");
     let mut uri = String::from("file:");
-    if !text.starts_with('/') {
+    if text.starts_with("//") {
+        // An empty authority: `file:////server/share/…` is the UNC path `\\server\share\…`
+        // (and `\\?\C:\…` stays verbatim); `file://server/…` would be refused.
+        uri.push_str("//");
+    } else if !text.starts_with('/') {
         uri.push('/'); // Windows: file:/C:/…
     }
     for byte in text.bytes() {
@@ -191,6 +198,38 @@ mod tests {
             uri(Path::new("/d/lango.db"), false),
             "file:/d/lango.db?mode=ro"
         );
+    }
+
+    /// A `\` in a Unix folder name is a character, not a separator; a path starting with
+    /// `//` must not become a URI host.
+    #[cfg(unix)]
+    #[test]
+    fn unix_paths_keep_backslashes_and_never_gain_a_host() {
+        assert_eq!(
+            uri(Path::new("/data/a\\b/lango.db"), false),
+            "file:/data/a%5Cb/lango.db?mode=ro"
+        );
+        assert_eq!(
+            uri(Path::new("//srv/share/lango.db"), false),
+            "file:////srv/share/lango.db?mode=ro"
+        );
+    }
+
+    #[cfg(unix)]
+    #[tokio::test]
+    async fn a_database_in_a_folder_named_with_a_backslash_opens_read_only() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let folder = dir.path().join("a\\b");
+        std::fs::create_dir(&folder).expect("folder");
+        let path = folder.join("lango.db");
+        let store = Store::open(&path).await.expect("opens");
+        store.create_session("s", "trip").await.expect("created");
+        store.close().await;
+        let store = Store::open_read_only(&path, &folder.join("backups"), default_counter())
+            .await
+            .expect("opens read-only");
+        assert_eq!(store.get_session("s").await.expect("read").title, "trip");
+        store.close().await;
     }
 
     #[tokio::test]

@@ -28,6 +28,7 @@ import type {
   StoredMessage,
   ToolPolicy,
   TurnOutcome,
+  UpdateCheck,
   ValidationReport,
 } from './types';
 
@@ -52,6 +53,10 @@ export const recoveryDiagnose = () => call<Diagnosis>('recovery_diagnose');
 export const recoveryRestore = (backup: string) => call<Restored>('recovery_restore', { backup });
 export const recoverySalvage = (apply: boolean) => call<Salvaged>('recovery_salvage', { apply });
 export const openDataFolder = () => call<void>('open_data_folder');
+
+// Updates (Settings → About): a check, and the release page in the system browser.
+export const checkForUpdates = () => call<UpdateCheck>('check_for_updates');
+export const openReleasePage = (url: string) => call<void>('open_release_page', { url });
 
 // Sessions
 export const listSessions = (limit = 500) => call<SessionSummary[]>('list_sessions', { limit });

@@ -328,6 +328,8 @@ export interface SettingsDocument {
   };
   secrets: { allowFileStore: boolean };
   appearance: { theme: 'system' | 'light' | 'dark' };
+  /** The release feed; `""` (the default) = update checks off. */
+  updates?: { feedUrl: string };
   [other: string]: unknown;
 }
 
@@ -400,4 +402,18 @@ export interface TableSalvage {
 export interface Salvaged {
   report: { source: string; salvaged: string; tables: TableSalvage[]; health: Health };
   applied: Restored | null;
+}
+
+/** The answer of `check_for_updates` (`app::dto::UpdateCheck`). Feed text is untrusted. */
+export type UpdateOutcome = 'off' | 'upToDate' | 'available' | 'failed';
+
+export interface UpdateCheck {
+  current: string;
+  outcome: UpdateOutcome;
+  latest: string | null;
+  /** Always http(s):// (checked by the engine, and again before opening). */
+  url: string | null;
+  notes: string | null;
+  published: string | null;
+  error: { code: string; message: string; detail: string } | null;
 }

@@ -1,8 +1,20 @@
 //! Exporting a conversation to Markdown or JSON: everything the user saw, archived
 //! (compacted) messages included, in order.
 //!
-//! Owns only the formats. It reads through the store and writes nothing. API keys cannot
-//! appear: they are never in the store, and nothing here reads settings or secrets.
+//! Owns only the formats and the file name (`file_name`). It reads through the store and
+//! writes nothing. API keys cannot appear: they are never in the store, and nothing here
+//! reads settings or secrets.
+//!
+//! Line endings: LF on every OS, deliberately. An export is then the same bytes wherever it
+//! was made (diffable, checksummable, moved between machines), and every editor and Markdown
+//! viewer in use on Windows reads LF (Notepad since 2018). Text that arrived with CRLF or a
+//! lone CR (pasted on Windows, some models) is normalised to LF in Markdown, where a stray CR
+//! would break the layout; JSON keeps the text exactly (escaped, so it is still one line
+//! ending style on disk).
+
+mod file_name;
+
+pub use file_name::portable_stem;
 
 use serde::Serialize;
 
@@ -123,5 +135,13 @@ pub fn render_markdown(session: &Session, messages: &[StoredMessage]) -> String 
             ));
         }
     }
-    out
+    to_lf(out)
+}
+
+/// CRLF and lone CR → LF.
+fn to_lf(text: String) -> String {
+    if !text.contains('\r') {
+        return text;
+    }
+    text.replace("\r\n", "\n").replace('\r', "\n")
 }
