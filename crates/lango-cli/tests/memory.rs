@@ -118,6 +118,21 @@ async fn sixty_turns_build_observations_reflections_and_a_second_generation_with
         !with_memory.is_empty(),
         "later turns carry the memory section"
     );
+    // The same memory is never sent twice (issue 16): a compaction summary whose note the
+    // memory section shows is left out of the request.
+    for body in &chats {
+        let messages = body["messages"].as_array().unwrap();
+        let prompt = messages[0]["content"].as_str().unwrap_or("");
+        let Some(at) = prompt.find("## Conversation Memory") else {
+            continue;
+        };
+        for m in &messages[1..] {
+            let text = m["content"].as_str().unwrap_or("");
+            if let Some(note) = text.strip_prefix(lango_core::store::SUMMARY_PREFIX) {
+                assert!(!prompt[at..].contains(note), "sent twice: {note:?}");
+            }
+        }
+    }
     for system in &with_memory {
         assert!(system.starts_with(SYSTEM), "the base prompt comes first");
         if let (Some(summary), Some(observations)) = (
@@ -183,6 +198,8 @@ async fn sixty_turns_build_observations_reflections_and_a_second_generation_with
         .unwrap()
         .contains("## Conversation Memory"));
     assert!(v["historyTokens"].as_u64().unwrap() <= 300);
+    assert_eq!(v["summariesNotRepeated"], 1, "{v}");
+    assert!(v["summaryTokensSaved"].as_u64().unwrap() > 0);
     let status = lango(
         home.path(),
         &["--json", "memory", "status", "--session", "long"],

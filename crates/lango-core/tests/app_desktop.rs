@@ -467,6 +467,14 @@ async fn with_low_thresholds_memory_fills_the_browser_and_the_inspector_shows_it
     );
     assert!(view.memory_tokens > 0);
     assert!(view.sections.iter().any(|s| s.name == "memory"));
+    // The observation's compaction left a summary row holding the same note: it is not sent
+    // again, and the inspector says what that saved.
+    assert_eq!(view.summaries_not_repeated, 1, "{:?}", view.history);
+    assert!(view.summary_tokens_saved > 0);
+    assert!(!view
+        .history
+        .iter()
+        .any(|h| h.text.starts_with("[Compacted Summary]")));
 
     // An edit is what the next prompt uses.
     app.update_memory_item(

@@ -32,6 +32,7 @@ import {
   roleLabel,
   sectionLabel,
   splitPromptHeadings,
+  summaryNotRepeatedNote,
   tokensSaved,
   totalTokensSaved,
 } from './memoryView';
@@ -390,5 +391,20 @@ describe('messages and the inspector', () => {
     expect(parts.filter((p) => p.heading).map((p) => p.text)).toEqual(['## Conversation Memory', '## Runtime']);
     expect(splitPromptHeadings('')).toEqual([]);
     expect(splitPromptHeadings('#hashtag, not a heading')).toEqual([{ text: '#hashtag, not a heading', heading: false }]);
+  });
+});
+
+describe('summaryNotRepeatedNote', () => {
+  it('says a summary already in memory was not repeated and what that saved', () => {
+    expect(summaryNotRepeatedNote({ summariesNotRepeated: 1, summaryTokensSaved: 25 })).toBe(
+      'Summary not repeated: already in memory (25 tokens saved)',
+    );
+    expect(summaryNotRepeatedNote({ summariesNotRepeated: 2, summaryTokensSaved: 1234 })).toBe(
+      '2 summaries not repeated: already in memory (1,234 tokens saved)',
+    );
+  });
+
+  it('says nothing when every summary was sent', () => {
+    expect(summaryNotRepeatedNote({ summariesNotRepeated: 0, summaryTokensSaved: 0 })).toBeNull();
   });
 });

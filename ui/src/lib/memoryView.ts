@@ -5,6 +5,7 @@
  */
 
 import type {
+  InspectView,
   MemoryEvent,
   MemoryOverview,
   MemoryPhase,
@@ -95,6 +96,20 @@ export function tokensSaved(r: Pick<Reflection, 'sourceTokenCount' | 'tokenCount
 
 export function totalTokensSaved(reflections: readonly Reflection[]): number {
   return reflections.reduce((sum, r) => sum + tokensSaved(r), 0);
+}
+
+/**
+ * The inspector's line for history summaries left out because the memory section already
+ * carries their note: "Summary not repeated: already in memory (25 tokens saved)". null when
+ * none was left out.
+ */
+export function summaryNotRepeatedNote(
+  view: Pick<InspectView, 'summariesNotRepeated' | 'summaryTokensSaved'>,
+): string | null {
+  const n = Math.max(0, Math.round(finite(view.summariesNotRepeated)));
+  if (n === 0) return null;
+  const what = n === 1 ? 'Summary not repeated' : `${groupDigits(n)} summaries not repeated`;
+  return `${what}: already in memory (${formatTokens(view.summaryTokensSaved)} saved)`;
 }
 
 /** "messages 12–40"; "message 12" for one; "no messages" for an empty range. */

@@ -164,6 +164,8 @@ async fn inspect(ctx: &Context, engine: &Engine, session: Option<&str>) -> Resul
             "historyTokens": assembled.history_tokens,
             "historyBudget": engine.history_budget,
             "messages": assembled.contents.len(),
+            "summariesNotRepeated": assembled.summaries_not_repeated,
+            "summaryTokensSaved": assembled.summary_tokens_saved,
         }));
     }
     outln!("== sections");
@@ -180,6 +182,12 @@ async fn inspect(ctx: &Context, engine: &Engine, session: Option<&str>) -> Resul
         engine.history_budget,
         assembled.contents.len()
     );
+    if assembled.summaries_not_repeated > 0 {
+        outln!(
+            "  summary not repeated: already in memory ({} tokens saved)",
+            assembled.summary_tokens_saved
+        );
+    }
     outln!("\n== system prompt\n{}", assembled.system_prompt);
     outln!("\n== history");
     for c in &assembled.contents {

@@ -182,6 +182,11 @@ pub struct InspectView {
     pub history_tokens: usize,
     /// The history budget of each model call.
     pub history_budget: usize,
+    /// `[Compacted Summary]` rows left out of `history` because the memory section already
+    /// carries their note, and the history tokens that saved (the same memory is never sent
+    /// twice).
+    pub summaries_not_repeated: usize,
+    pub summary_tokens_saved: usize,
     /// Tokens of the memory section (0 with memory off) and its budget.
     pub memory_tokens: usize,
     pub memory_budget: Option<usize>,

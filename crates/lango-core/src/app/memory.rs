@@ -126,6 +126,8 @@ impl App {
             history: assembled.contents.iter().map(history_item).collect(),
             history_tokens: assembled.history_tokens,
             history_budget: engine.history_budget,
+            summaries_not_repeated: assembled.summaries_not_repeated,
+            summary_tokens_saved: assembled.summary_tokens_saved,
             memory_tokens: memory.map_or(0, |s| s.tokens),
             memory_budget: engine.memory.as_ref().map(|m| m.config.memory_token_budget),
             memory_enabled,

@@ -10,7 +10,46 @@ use super::{now_ms, Store};
 /// Prefix of a summary row's content, so a model reading the history knows what it is.
 pub const SUMMARY_PREFIX: &str = "[Compacted Summary]\n";
 
+/// A summary row of a session's model history and the rows it stands for: what context
+/// assembly needs to tell whether the memory section already carries it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SummaryRow {
+    /// Its content as sent, [`SUMMARY_PREFIX`] included.
+    pub content: String,
+    /// `seq` range of the plain messages archived behind it; None when none were (a
+    /// compaction that moved nothing).
+    pub archived: Option<(i64, i64)>,
+}
+
+/// The live summary rows of a session with the `seq` range of the messages each replaced
+/// (linked by `archived_messages.summary_id`), oldest first.
+const SUMMARY_ROWS: &str = "
+SELECT m.content, MIN(a.seq), MAX(a.seq)
+  FROM messages m
+  LEFT JOIN archived_messages a
+    ON a.session_id = m.session_id AND a.summary_id = m.id AND a.kind = 'message'
+ WHERE m.session_id = (SELECT id FROM sessions WHERE key = ?) AND m.kind = 'summary'
+ GROUP BY m.id
+ ORDER BY m.seq";
+
 impl Store {
+    /// The session's live summary rows, each with the range of messages it replaced (see
+    /// [`SummaryRow`]); an unknown key has none.
+    pub async fn summary_rows(&self, key: &str) -> StoreResult<Vec<SummaryRow>> {
+        let rows: Vec<(String, Option<i64>, Option<i64>)> = sqlx::query_as(SUMMARY_ROWS)
+            .bind(key)
+            .fetch_all(self.reader())
+            .await
+            .map_err(|e| self.err(e))?;
+        Ok(rows
+            .into_iter()
+            .map(|(content, start, end)| SummaryRow {
+                content,
+                archived: start.zip(end),
+            })
+            .collect())
+    }
+
     /// Replaces history positions `0..=up_to_index` (oldest first, by `seq`) with one summary
     /// row that sorts before every remaining row. `up_to_index == 0` moves nothing and still
     /// inserts the summary (spec 002 "Compact with no messages to delete"). An index at or past

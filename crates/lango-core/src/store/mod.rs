@@ -44,7 +44,7 @@ use tokio::sync::{Mutex, MutexGuard};
 
 use crate::tokens::TokenCounter;
 
-pub use compaction::SUMMARY_PREFIX;
+pub use compaction::{SummaryRow, SUMMARY_PREFIX};
 pub use error::{StoreError, StoreResult};
 pub use knowledge::{KnowledgeDoc, KnowledgeStats, MemoryState, PendingEmbedding};
 pub use memory_failures::MemoryFailure;

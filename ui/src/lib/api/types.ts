@@ -284,6 +284,10 @@ export interface InspectView {
   history: HistoryItemView[];
   historyTokens: number;
   historyBudget: number;
+  /** `[Compacted Summary]` rows left out of `history`: the memory section already carries their note. */
+  summariesNotRepeated: number;
+  /** The history tokens that saved. */
+  summaryTokensSaved: number;
   memoryTokens: number;
   memoryBudget: number | null;
   memoryEnabled: boolean;

@@ -15,6 +15,7 @@ use super::assembly::{
 use super::cache::MemoryCache;
 use super::embedder::QueryEmbedder;
 use super::or_default;
+use super::repeats::without_carried;
 use super::retrieval::{read, Reads};
 use super::section::DEFAULT_MEMORY_TOKEN_BUDGET;
 use crate::agent::{Llm, LlmRequest, LlmStream, RequestContext};
@@ -302,6 +303,13 @@ impl Llm for ContextAwareModelAdapter {
                     failures.fetch_add(added.errors.len() as u64, Ordering::Relaxed);
                 }
                 let mut request = request;
+                if let Some((contents, _)) = without_carried(
+                    &request.contents,
+                    &added.carried_summaries,
+                    counter.as_ref(),
+                ) {
+                    request.contents = contents;
+                }
                 if !added.sections.is_empty() {
                     request.config.system_instruction = Some(extend_instruction(
                         request.config.system_instruction.as_ref(),

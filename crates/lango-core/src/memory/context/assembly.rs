@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use super::cache::MemoryCache;
 use super::embedder::QueryEmbedder;
+use super::repeats::without_carried;
 use super::retrieval::{read, search, worth_searching, Reads};
 use super::section::DEFAULT_MEMORY_TOKEN_BUDGET;
 use super::{or_default, SECTION_BASE, SECTION_KNOWLEDGE, SECTION_MEMORY, SECTION_RUNTIME};
@@ -81,10 +82,15 @@ pub struct AssembledRequest {
     pub system_prompt: String,
     /// Base first, then each added section in prompt order.
     pub sections: Vec<SectionInfo>,
-    /// The recent messages, unchanged.
+    /// The recent messages as sent: the request's own, less the summary rows whose note the
+    /// memory section carries (issue 16: the same memory is never sent twice).
     pub contents: Vec<Content>,
     /// Σ message cost of `contents` (REFERENCE §3.2).
     pub history_tokens: usize,
+    /// Summary rows left out of the history because the memory section carries them.
+    pub summaries_not_repeated: usize,
+    /// The history tokens that saved.
+    pub summary_tokens_saved: usize,
     /// True when a section was added; false → the request goes out byte for byte unchanged.
     pub changed: bool,
     /// Retrieval failures (logged, not fatal; the inspector shows them).
@@ -92,10 +98,14 @@ pub struct AssembledRequest {
 }
 
 impl AssembledRequest {
-    /// `request` with the assembled system instruction (untouched when nothing was added).
+    /// `request` with the assembled system instruction and history (untouched when nothing
+    /// was added).
     pub fn apply(&self, mut request: LlmRequest) -> LlmRequest {
         if self.changed {
             request.config.system_instruction = self.system_instruction.clone();
+        }
+        if self.summaries_not_repeated > 0 {
+            request.contents = self.contents.clone();
         }
         request
     }
@@ -187,6 +197,8 @@ pub(super) struct Additions {
     /// `(section name, text, tokens, budget)`.
     pub(super) sections: Vec<(&'static str, String, usize, Option<usize>)>,
     pub(super) errors: Vec<String>,
+    /// Contents of the summary rows the added memory section carries (not to be repeated).
+    pub(super) carried_summaries: HashSet<String>,
 }
 
 /// Turns what was read into the sections added to `request`'s instruction, in prompt order.
@@ -205,6 +217,7 @@ pub(super) async fn finish(
     let mut out = Additions {
         sections: Vec::new(),
         errors: reads.errors,
+        carried_summaries: HashSet::new(),
     };
     let memory_budget = or_default(options.memory_token_budget, DEFAULT_MEMORY_TOKEN_BUDGET);
     if options.knowledge {
@@ -267,6 +280,7 @@ pub(super) async fn finish(
             reads.memory.used,
             Some(memory_budget),
         ));
+        out.carried_summaries = reads.memory.carried_summaries.clone();
     }
     out
 }
@@ -315,7 +329,8 @@ pub(super) fn suffix(additions: &Additions) -> String {
 
 /// Computes what the model gets for `request` in session `key` without sending anything:
 /// base prompt → knowledge/RAG (+ runtime context) → memory section, each appended as
-/// `"\n\n" + section` onto the request's own instruction. No key → no store access and the
+/// `"\n\n" + section` onto the request's own instruction; history summary rows the memory
+/// section carries are left out. No key → no store access and the
 /// request unchanged. The memory section and the knowledge retrieval are read concurrently;
 /// failures are logged and leave their section out.
 pub async fn assemble(
@@ -351,6 +366,8 @@ pub(super) async fn assemble_cached(
         }],
         contents: request.contents.clone(),
         history_tokens: history_tokens(&request.contents, counter),
+        summaries_not_repeated: 0,
+        summary_tokens_saved: 0,
         changed: false,
         errors: Vec::new(),
     };
@@ -369,6 +386,14 @@ pub(super) async fn assemble_cached(
             tokens,
             budget,
         });
+    }
+    if let Some((contents, left_out)) =
+        without_carried(&request.contents, &added.carried_summaries, counter)
+    {
+        assembled.contents = contents;
+        assembled.history_tokens -= left_out.tokens;
+        assembled.summaries_not_repeated = left_out.summaries;
+        assembled.summary_tokens_saved = left_out.tokens;
     }
     assembled.system_prompt = instruction_text(Some(&extended));
     assembled.system_instruction = Some(extended);

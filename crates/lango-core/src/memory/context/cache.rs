@@ -4,6 +4,7 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 
+use super::repeats::{carried_summaries, Shown};
 use super::section::fit_memory;
 use crate::memory::settings::MemoryConfig;
 use crate::store::{Observation, Reflection, Store};
@@ -18,6 +19,9 @@ pub(super) struct MemorySnapshot {
     pub(super) used: usize,
     /// Ids of the items in the section: the knowledge section does not repeat them.
     pub(super) shown: HashSet<String>,
+    /// Contents of the session's summary rows the section carries: the history does not
+    /// repeat them ([`super::repeats`]).
+    pub(super) carried_summaries: HashSet<String>,
 }
 
 /// Memory sections by session, each valid for one memory version (`Store::memory_state`).
@@ -49,8 +53,9 @@ impl MemoryCache {
     }
 }
 
-/// Reads the session's recent reflections and observations and fits the memory section.
-/// Failures are logged, recorded in `errors` and leave their list out.
+/// Reads the session's recent reflections and observations and fits the memory section, and
+/// which of the session's summary rows it carries. Failures are logged, recorded in `errors`
+/// and leave their list out (an unread summary row is sent).
 pub(super) async fn load_memory(
     store: &Store,
     key: &str,
@@ -59,9 +64,10 @@ pub(super) async fn load_memory(
     budget: usize,
     errors: &mut Vec<String>,
 ) -> MemorySnapshot {
-    let (reflections, observations) = tokio::join!(
+    let (reflections, observations, summaries) = tokio::join!(
         store.list_recent_reflections(key, config.max_reflections_in_context),
         store.list_recent_observations(key, config.max_observations_in_context),
+        store.summary_rows(key),
     );
     let reflections: Vec<Reflection> = reflections.unwrap_or_else(|e| {
         tracing::warn!(session = %key, error = %e, "loading reflections for the prompt failed");
@@ -76,7 +82,27 @@ pub(super) async fn load_memory(
     let refl_texts: Vec<&str> = reflections.iter().map(|r| r.content.as_str()).collect();
     let obs_texts: Vec<&str> = observations.iter().map(|o| o.content.as_str()).collect();
     let fit = fit_memory(&refl_texts, &obs_texts, counter, budget);
+    let summaries = summaries.unwrap_or_else(|e| {
+        tracing::warn!(session = %key, error = %e, "reading the session's summary rows failed");
+        errors.push(format!("summaries: {e}"));
+        Vec::new()
+    });
+    let shown: Vec<Shown<'_>> = reflections[..fit.reflections]
+        .iter()
+        .map(|r| Shown {
+            content: &r.content,
+            seq_start: r.seq_start,
+            seq_end: r.seq_end,
+        })
+        .chain(observations[..fit.observations].iter().map(|o| Shown {
+            content: &o.content,
+            seq_start: o.seq_start,
+            seq_end: o.seq_end,
+        }))
+        .collect();
+    let carried_summaries = carried_summaries(&summaries, &shown);
     MemorySnapshot {
+        carried_summaries,
         shown: reflections[..fit.reflections]
             .iter()
             .map(|r| r.id.clone())

@@ -8,13 +8,15 @@
 //! [`assemble`] and forwards the result, so the two can never differ.
 //!
 //! One file per concept: [`section`] (the memory section and its fitting), [`embedder`] (the
-//! query embedder), [`cache`] (the memory cache), [`retrieval`], [`assembly`] and [`adapter`]
-//! (the model adapter with prefetch).
+//! query embedder), [`cache`] (the memory cache), [`retrieval`], [`repeats`] (history summary
+//! rows the memory section already carries), [`assembly`] and [`adapter`] (the model adapter
+//! with prefetch).
 
 mod adapter;
 mod assembly;
 mod cache;
 mod embedder;
+mod repeats;
 mod retrieval;
 mod section;
 
