@@ -1,12 +1,18 @@
 # The two commands of the README, plus a few conveniences. The scripts do the work, so
 # they also run without make (scripts/run.sh, scripts/test.sh).
-.PHONY: run test test-real test-core bench perf fmt lint
+.PHONY: run test test-real test-core bench perf fmt lint package test-package
 
 run:        ## install what is missing, build, start the desktop app
 	./scripts/run.sh
 
 test:       ## every test: UI, Rust, end-to-end under Xvfb (what CI runs)
 	./scripts/test.sh
+
+package:    ## the Linux packages: .deb and .rpm (release build) in target/release/bundle/
+	./scripts/package.sh
+
+test-package: package  ## installs the release .deb, starts it under Xvfb, removes it (tests/package)
+	./tests/package/test-deb.sh target/release/bundle/deb/Lango_$$(node -p "require('./tauri.conf.json').version")_amd64.deb
 
 test-real:  ## chats with a real local model (llama.cpp + SmolLM2-135M; builds it once, ~15 min)
 	./scripts/test-real.sh
@@ -29,5 +35,6 @@ perf:       ## desktop: cold start, idle RSS, first paint of a 10k-message chat 
 fmt:
 	cargo fmt --all
 
-lint:
+lint:       ## cargo fmt --check, clippy, actionlint (+ShellCheck) over .github/workflows
 	cargo fmt --all --check && cargo clippy --workspace --all-targets --features tauri/custom-protocol -- -D warnings
+	PATH="$$(./scripts/install-lint-tools.sh):$$PATH" actionlint

@@ -43,6 +43,10 @@ BUILD_PACKAGES=(
 # python3-venv: the PyPI MCP server the tool tests run (tests/mcp-servers).
 TEST_PACKAGES=(xvfb xauth webkit2gtk-driver dbus dbus-x11 gnome-keyring imagemagick tmux python3 python3-venv)
 
+# What the package test adds (tests/package): desktop-file-validate, xwininfo/xprop to find
+# the window, rpm to read the .rpm's requirements.
+PACKAGE_TEST_PACKAGES=(desktop-file-utils x11-utils rpm)
+
 ensure_toolchains() {
     if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
         apt_install_missing nodejs npm
@@ -76,6 +80,24 @@ build_app() {
     (cd "$ROOT" && cargo build --locked -p lango-desktop -p lango-cli --features tauri/custom-protocol)
 }
 
+# The app's version (tauri.conf.json; the packages are named after it).
+app_version() {
+    node -p "require('$ROOT/tauri.conf.json').version"
+}
+
+# Linux packages (.deb, .rpm) of the desktop app in target/<profile>/bundle/. Release: a
+# full `tauri build`. Debug: bundles the debug binary build_app made (no second compile).
+build_packages() {
+    local profile="$1"
+    if [ "$profile" = release ]; then
+        step "tauri build (release): .deb, .rpm"
+        (cd "$ROOT/ui" && npm run --silent tauri -- build --bundles deb,rpm)
+    else
+        step "tauri bundle (debug): .deb, .rpm"
+        (cd "$ROOT/ui" && npm run --silent tauri -- bundle --debug --bundles deb,rpm)
+    fi
+}
+
 # The real MCP servers the tests run (tests/mcp-servers): npm packages run with node, and a
 # PyPI server in a virtualenv. Reinstalled when their lock or requirements change.
 ensure_mcp_test_servers() {
@@ -90,8 +112,11 @@ ensure_mcp_test_servers() {
     if [ ! -f "$py_stamp" ] || [ "$dir/requirements.txt" -nt "$py_stamp" ]; then
         step "pip install (MCP test servers)"
         rm -rf "$dir/.venv"
-        python3 -m venv "$dir/.venv"
-        "$dir/.venv/bin/pip" install --quiet --disable-pip-version-check -r "$dir/requirements.txt"
+        # Windows (CI's engine job, Git Bash): `python`, and the venv keeps programs in Scripts/.
+        local python=python3 bin=bin
+        case "$(uname -s)" in MINGW* | MSYS* | CYGWIN*) python=python bin=Scripts ;; esac
+        "$python" -m venv "$dir/.venv"
+        "$dir/.venv/$bin/python" -m pip install --quiet --disable-pip-version-check -r "$dir/requirements.txt"
         touch "$py_stamp"
     fi
 }

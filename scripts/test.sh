@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Runs every test: UI unit tests, Rust tests (engine, CLI, app crate) and the end-to-end
 # tests that drive the real window, all inside a virtual desktop session with a real
-# keychain. Installs what is missing first.
+# keychain, and the package test: the .deb of the debug build installed with apt, started
+# from its launcher command, removed (tests/package). Installs what is missing first.
 source "$(dirname "$0")/lib.sh"
 
-apt_install_missing "${BUILD_PACKAGES[@]}" "${TEST_PACKAGES[@]}"
+apt_install_missing "${BUILD_PACKAGES[@]}" "${TEST_PACKAGES[@]}" "${PACKAGE_TEST_PACKAGES[@]}"
 ensure_toolchains
 ensure_ui_deps
 ensure_mcp_test_servers
@@ -24,4 +25,10 @@ mkdir -p "$ROOT/tests/e2e/screenshots"
 "$ROOT/scripts/with-desktop-session.sh" env APP_BIN="$ROOT/target/debug/lango-desktop" \
     FAKE_PROVIDER_BIN="$ROOT/target/debug/lango-fake-provider" \
     sh -c "cd '$ROOT' && node --test tests/e2e/*.test.mjs"
+
+# The debug binary just tested, bundled (no second compile): the packaging — dependencies,
+# desktop entry, icons, install, first start, removal — is the same as the release's
+# (`make test-package` runs this test on the release build).
+build_packages debug
+"$ROOT/tests/package/test-deb.sh" "$ROOT/target/debug/bundle/deb/Lango_$(app_version)_amd64.deb"
 step "all tests passed; screenshots in tests/e2e/screenshots/"

@@ -8,12 +8,19 @@ use lango_core::config::{McpServerSettings, McpServers, McpTransport};
 use lango_core::tools::mcp::{McpHub, ServerOptions, ServerState};
 use serde_json::{Map, Value};
 
+/// The PyPI server's program in the virtualenv (Windows venvs keep programs in `Scripts`).
+const TIME_SERVER: &str = if cfg!(windows) {
+    ".venv/Scripts/mcp-server-time.exe"
+} else {
+    ".venv/bin/mcp-server-time"
+};
+
 /// `tests/mcp-servers` of the repository.
 pub fn servers_dir() -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/mcp-servers");
     assert!(
         dir.join("node_modules/@modelcontextprotocol/server-everything/dist/index.js").is_file()
-            && dir.join(".venv/bin/mcp-server-time").is_file(),
+            && dir.join(TIME_SERVER).is_file(),
         "the MCP test servers are not installed: run scripts/install-mcp-test-servers.sh (make test does)"
     );
     dir
@@ -42,7 +49,7 @@ pub fn fault(args: &[&str], log: &std::path::Path) -> McpServerSettings {
 }
 
 pub fn time_server() -> McpServerSettings {
-    let bin = servers_dir().join(".venv/bin/mcp-server-time");
+    let bin = servers_dir().join(TIME_SERVER);
     McpServerSettings::stdio(
         bin.display().to_string(),
         vec!["--local-timezone".into(), "UTC".into()],
