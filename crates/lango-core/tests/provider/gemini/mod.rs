@@ -15,7 +15,7 @@ use lango_core::secrets::ApiKey;
 mod replays;
 mod requests;
 
-use super::harness::{collect, user_says, Outcome};
+use super::harness::{collect, no_retries, user_says, Outcome};
 use lango_testkit::{FixtureServer, Reply, TestServer};
 use serde_json::json;
 
@@ -46,11 +46,7 @@ fn config(base_url: String) -> ProviderConfig {
     ProviderConfig::new("gemini", base_url)
         .with_key(ApiKey::new(KEY))
         .with_default_model(MODEL)
-        .with_http(HttpSettings {
-            max_retries: 0,
-            idle_timeout: Duration::from_secs(10),
-            ..HttpSettings::default()
-        })
+        .with_http(no_retries())
 }
 
 fn user_params() -> GenerateParams {
