@@ -5,7 +5,6 @@
 use std::time::Duration;
 
 use lango_core::provider::gemini::Gemini;
-use lango_core::provider::http::HttpSettings;
 use lango_core::provider::{
     GenerateParams, Message, Provider, ProviderConfig, ProviderError, ToolCallRequest, ToolSpec,
     Usage,
