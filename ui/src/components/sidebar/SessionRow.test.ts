@@ -13,10 +13,11 @@ const session = (key: string, title: string): SessionSummary => ({
 });
 
 const noop = () => {};
-const row = (s: SessionSummary) =>
+const row = (s: SessionSummary, streaming = false) =>
   render(SessionRow, {
     props: {
       session: s,
+      streaming,
       selected: false,
       now: 0,
       renaming: false,
@@ -39,5 +40,12 @@ describe('the “…” button of a conversation', () => {
     const b = menuLabel(row(session('b', 'Tax return')));
     expect(a).toBe('More actions for “Trip to Lisbon”');
     expect(b).toBe('More actions for “Tax return”');
+  });
+});
+
+describe('a conversation in the sidebar', () => {
+  it('is marked while its reply is still being written', () => {
+    expect(row(session('a', 'Trip'), true)).toContain('Lango is replying');
+    expect(row(session('a', 'Trip'), false)).not.toContain('Lango is replying');
   });
 });
