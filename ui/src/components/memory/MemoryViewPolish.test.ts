@@ -32,3 +32,23 @@ describe("an edited note's token count", () => {
     expect(editedTokenEstimate('', 0, 'twelve chars')).toBe(3);
   });
 });
+
+describe("the memory's last failure", () => {
+  it('is said plainly, with the provider error folded under Details', async () => {
+    const { default: MemoryHeader } = await import('./MemoryHeader.svelte');
+    const raw = 'network error: tcp connect error: Connection refused (os error 111)';
+    const status = {
+      phase: 'idle',
+      unobservedTokens: 0,
+      messageTokenThreshold: 1000,
+      observationTokens: 0,
+      observationTokenThreshold: 2000,
+      lastError: { error: raw, failedAt: 0 },
+    };
+    const { body } = render(MemoryHeader, { props: { status: status as never, observations: 0, reflections: 0, saved: 0 } });
+    const headline = body.replace(/<details[\s\S]*?<\/details>/g, '');
+    expect(headline).toContain('could not write its note');
+    expect(headline).not.toContain('os error 111');
+    expect(body).toMatch(/<details[\s\S]*os error 111[\s\S]*<\/details>/);
+  });
+});
