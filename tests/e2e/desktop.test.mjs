@@ -189,13 +189,13 @@ describe('Lango desktop: provider, chat, stop, regenerate, sessions, memory, set
     await session.clickCss('.search-hit');
     await session.fill('#session-search', '');
 
-    await session.clickCss('.session-item[aria-current="true"] button[aria-label="Conversation actions"]');
+    await session.clickCss('.session-item[aria-current="true"] button.menu-button');
     await session.clickCss('button[aria-label="Rename"]');
     const input = await session.fill('#rename-input', 'Renamed by e2e');
     await session.type(input, '\uE007'); // Enter
     await session.waitForText('.session-item[aria-current="true"]', (t) => t.includes('Renamed by e2e'));
 
-    await session.clickCss('.session-item[aria-current="true"] button[aria-label="Conversation actions"]');
+    await session.clickCss('.session-item[aria-current="true"] button.menu-button');
     await session.clickCss('button[aria-label="Export as Markdown"]');
     const toast = await session.waitForText('#toast', (t) => t.includes('Exported to'));
     const path = toast.slice(toast.indexOf('Exported to') + 'Exported to'.length).trim();
@@ -278,7 +278,7 @@ describe('Lango desktop: provider, chat, stop, regenerate, sessions, memory, set
   test('delete a conversation after confirming', async () => {
     await session.waitForElement('.session-item');
     const before = (await session.findAll('.session-item')).length;
-    await session.clickCss('.session-item button[aria-label="Conversation actions"]');
+    await session.clickCss('.session-item button.menu-button');
     await session.clickCss('button[aria-label="Delete"]');
     await session.waitForElement('#confirm-dialog');
     await session.clickCss('#confirm-delete');

@@ -294,12 +294,15 @@ async fn a_provider_error_is_reported_with_its_code_and_reason() {
     assert_eq!(outcome.status, TurnStatus::Failed);
     let error = outcome.error.unwrap();
     assert_eq!(error.code, "unauthorized");
+    // A plain headline; the provider's own reason is the detail.
     assert!(
-        error.message.contains("invalid api key"),
+        error.message.contains("did not accept the API key"),
         "{}",
         error.message
     );
-    assert!(!error.message.contains(KEY));
+    let detail = error.detail.unwrap_or_default();
+    assert!(detail.contains("invalid api key"), "{detail}");
+    assert!(!error.message.contains(KEY) && !detail.contains(KEY));
 }
 
 #[tokio::test]
@@ -447,6 +450,12 @@ async fn with_low_thresholds_memory_fills_the_browser_and_the_inspector_shows_it
     assert_eq!(added.session_key, "trip");
     let overview = app.memory_overview("trip").await.unwrap();
     assert!(overview.enabled);
+    // The view names the conversation it shows.
+    assert!(
+        overview.title.contains("I am planning a long trip"),
+        "{}",
+        overview.title
+    );
     assert!(!overview.observations.is_empty());
     let first = &overview.observations[0];
     let sources = app

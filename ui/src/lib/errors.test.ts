@@ -7,6 +7,11 @@ describe('toAppError', () => {
     expect(toAppError(fromRust)).toEqual({ code: 'paths_unavailable', message: 'no home directory' });
   });
 
+  it('keeps the technical detail that goes under the plain headline', () => {
+    const fromRust = { code: 'network', message: 'Nothing answered at the provider’s address.', detail: 'network error: tcp connect error (os error 111)' };
+    expect(toAppError(fromRust)).toEqual(fromRust);
+  });
+
   it('wraps a plain string rejection (Tauri rejects with strings for unknown commands)', () => {
     expect(toAppError('command app_info not found')).toEqual({
       code: 'ipc_failed',

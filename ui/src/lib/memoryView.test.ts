@@ -79,7 +79,7 @@ function status(over: Partial<MemoryStatus> = {}): MemoryStatus {
 }
 
 function overview(over: Partial<MemoryOverview> = {}): MemoryOverview {
-  return { enabled: true, status: status(), observations: [obs('o1', 1, 10)], reflections: [], ...over };
+  return { title: '', enabled: true, status: status(), observations: [obs('o1', 1, 10)], reflections: [], ...over };
 }
 
 function statusEvent(over: Partial<MemoryStatus> = {}): MemoryEvent {

@@ -455,3 +455,23 @@ export function splitPromptHeadings(prompt: string): PromptPart[] {
   if (at < prompt.length) parts.push({ text: prompt.slice(at), heading: false });
   return parts;
 }
+
+/**
+ * The token count of a note being edited, as it is typed: the saved count scaled by the
+ * text's length (exact while unchanged, close for the same kind of text); about four
+ * characters a token for a note that had none. The backend counts exactly on save.
+ */
+export function editedTokenEstimate(original: string, savedTokens: number, draft: string): number {
+  const text = draft.trim();
+  if (text === '') return 0;
+  const base = original.trim();
+  if (text === base) return savedTokens;
+  if (base.length > 0 && savedTokens > 0) return Math.max(1, Math.round((savedTokens * text.length) / base.length));
+  return Math.ceil(text.length / 4);
+}
+
+/** How the memory view names its conversation. */
+export function conversationName(overview: Pick<MemoryOverview, 'title'> | null): string {
+  const title = overview?.title?.trim() ?? '';
+  return title === '' ? 'this conversation' : `“${title}”`;
+}

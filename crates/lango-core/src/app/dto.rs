@@ -24,6 +24,7 @@ pub struct AppStatus {
     /// The provider and model in use ("" when none / the provider's default).
     pub provider: String,
     pub model: String,
+    /// The observational memory runs (without an engine yet: the settings turn it on).
     pub memory_enabled: bool,
     /// Why chat is unavailable (`no_provider` on first run, a settings or key problem…).
     pub problem: Option<AppError>,
@@ -156,6 +157,8 @@ pub struct ExportResult {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct MemoryOverview {
+    /// The conversation's title ("" when it has none yet), so the view can name it.
+    pub title: String,
     pub enabled: bool,
     /// None when memory is off or the status could not be read.
     pub status: Option<MemoryStatus>,

@@ -2,10 +2,13 @@
 //! `{ "code": "<stable_snake_case>", "message": "<sentence for the user>" }`.
 //!
 //! Owns the mapping from the engine's typed errors to those codes. Messages come from the
-//! engine's own `Display` impls, which never contain API keys (provider errors are redacted
-//! at the HTTP layer).
+//! engine's own `Display` impls, or for network, provider and keychain failures a plain
+//! sentence (`plain`) with that text kept as `detail`; neither ever contains an API key
+//! (provider errors are redacted at the HTTP layer).
 
 use serde::Serialize;
+
+use super::plain;
 
 use crate::agent::AgentError;
 use crate::config::ConfigError;
@@ -20,8 +23,11 @@ use crate::store::StoreError;
 pub struct AppError {
     /// Stable, machine-readable (snake_case): part of the UI contract.
     pub code: String,
-    /// Safe to show as is.
+    /// Safe to show as is: a plain sentence, the headline.
     pub message: String,
+    /// The technical text behind it (an OS or HTTP error), for a folded "Details".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
 }
 
 impl AppError {
@@ -29,7 +35,13 @@ impl AppError {
         Self {
             code: code.into(),
             message: message.into(),
+            detail: None,
         }
+    }
+
+    pub fn with_detail(mut self, detail: impl Into<String>) -> Self {
+        self.detail = Some(detail.into());
+        self
     }
 }
 
@@ -49,7 +61,10 @@ impl From<StoreError> for AppError {
 
 impl From<ProviderError> for AppError {
     fn from(e: ProviderError) -> Self {
-        Self::new(e.code(), e.to_string())
+        match plain::provider(&e) {
+            Some(headline) => Self::new(e.code(), headline).with_detail(e.to_string()),
+            None => Self::new(e.code(), e.to_string()),
+        }
     }
 }
 
@@ -71,7 +86,12 @@ impl From<ConfigError> for AppError {
 
 impl From<SecretsError> for AppError {
     fn from(e: SecretsError) -> Self {
-        Self::new("secrets", e.to_string())
+        let (code, headline, detail) = plain::secrets(&e);
+        let error = Self::new(code, headline);
+        match detail {
+            Some(d) => error.with_detail(d),
+            None => error,
+        }
     }
 }
 

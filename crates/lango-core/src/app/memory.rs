@@ -16,14 +16,15 @@ impl App {
         let engine = self.engine().await.ok();
         let memory = engine.as_ref().and_then(|e| e.memory.as_ref());
         let store = &self.inner.store;
-        if store.find_session(key).await?.is_none() {
+        let Some(session) = store.find_session(key).await? else {
             return Ok(MemoryOverview {
+                title: String::new(),
                 enabled: memory.is_some(),
                 status: None,
                 observations: Vec::new(),
                 reflections: Vec::new(),
             });
-        }
+        };
         let observations = store.list_observations(key).await?;
         let reflections = store.list_reflections(key).await?;
         let status = match memory {
@@ -37,6 +38,7 @@ impl App {
             None => None,
         };
         Ok(MemoryOverview {
+            title: session.title,
             enabled: memory.is_some(),
             status,
             observations,

@@ -12,7 +12,9 @@
 mod chat;
 pub mod dto;
 mod error;
+mod first_run;
 mod memory;
+mod plain;
 pub mod recovery;
 mod sessions;
 mod settings;
@@ -90,7 +92,14 @@ impl App {
                 reason: format!("the keychain probe failed: {e}"),
             });
         let (memory_events, _) = broadcast::channel(256);
-        let (settings, load_error) = match config::load(&paths) {
+        let loaded = match first_run::write_if_missing(&paths) {
+            Some(settings) => Ok(config::Loaded {
+                settings,
+                warnings: Vec::new(),
+            }),
+            None => config::load(&paths),
+        };
+        let (settings, load_error) = match loaded {
             Ok(loaded) => {
                 for warning in &loaded.warnings {
                     tracing::warn!("{warning}");
@@ -233,7 +242,11 @@ impl App {
             ready: running.engine.is_some(),
             provider,
             model,
-            memory_enabled: running.engine.as_ref().is_some_and(|e| e.memory.is_some()),
+            memory_enabled: match &running.engine {
+                Some(e) => e.memory.is_some(),
+                // No engine yet (first run): what the settings say, so the guide can tell.
+                None => running.settings.observational_memory.enabled,
+            },
             problem: running.problem.clone(),
             keychain: self.keychain_info(&running.settings),
         }

@@ -53,6 +53,48 @@ pub enum ProviderError {
     Config { message: String },
 }
 
+/// Why a connection could not be made, read from the OS or TLS library's error text (which
+/// differs per OS: the Unix and Windows wordings are both known here). It picks the plain
+/// sentence the user sees; the text itself stays available as the technical detail.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NetworkFailure {
+    /// Nothing listens at the address (a local server that is not running).
+    Refused,
+    /// The host name does not resolve (a typo, or no internet).
+    AddressNotFound,
+    /// The TLS handshake or the server's certificate failed.
+    Secure,
+    Other,
+}
+
+impl NetworkFailure {
+    pub fn of(message: &str) -> Self {
+        let m = message.to_lowercase();
+        let any = |needles: &[&str]| needles.iter().any(|n| m.contains(n));
+        if any(&[
+            "connection refused",
+            "actively refused",
+            "os error 111",
+            "os error 10061",
+        ]) {
+            Self::Refused
+        } else if any(&[
+            "dns error",
+            "failed to lookup address",
+            "name or service not known",
+            "no such host",
+            "nodename nor servname",
+            "temporary failure in name resolution",
+        ]) {
+            Self::AddressNotFound
+        } else if any(&["certificate", "tls", "ssl", "handshake"]) {
+            Self::Secure
+        } else {
+            Self::Other
+        }
+    }
+}
+
 impl ProviderError {
     /// A stable machine code for the UI (`{code, message}`).
     pub fn code(&self) -> &'static str {

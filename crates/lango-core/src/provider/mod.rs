@@ -21,7 +21,7 @@ pub mod sse;
 mod types;
 
 pub use config::ProviderConfig;
-pub use error::ProviderError;
+pub use error::{NetworkFailure, ProviderError};
 pub use types::{
     stream_of, BoxFuture, EventStream, GenerateParams, Message, ModelInfo, Provider, Role,
     StopReason, StreamEvent, ToolCallChunk, ToolCallRequest, ToolSpec, Usage,

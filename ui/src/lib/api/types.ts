@@ -252,6 +252,8 @@ export interface MemoryFailure {
 }
 
 export interface MemoryOverview {
+  /** The conversation's title ("" when it has none yet). */
+  title: string;
   enabled: boolean;
   status: MemoryStatus | null;
   observations: Observation[];

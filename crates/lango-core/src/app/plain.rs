@@ -1,0 +1,206 @@
+//! Plain-words headlines for the errors a desktop user meets most: a provider that cannot be
+//! reached or refuses the key, and a missing or failing OS keychain.
+//!
+//! Owns only the sentence per typed error kind. The engine's own text ("tcp connect error …
+//! os error 111", "DBus error …") is kept by the caller as the folded technical detail;
+//! kinds without a better sentence keep their `Display` as the headline.
+
+use crate::provider::{NetworkFailure, ProviderError};
+use crate::secrets::SecretsError;
+
+/// The headline for a provider error, or `None` when its own message already is one.
+pub(super) fn provider(e: &ProviderError) -> Option<String> {
+    let text = match e {
+        ProviderError::Network { message } => match NetworkFailure::of(message) {
+            NetworkFailure::Refused => {
+                "Nothing answered at the provider's address. Check that the server is running and the base URL is right."
+            }
+            NetworkFailure::AddressNotFound => {
+                "The provider's address could not be found. Check the base URL and the internet connection."
+            }
+            NetworkFailure::Secure => {
+                "A secure connection to the provider could not be made: its certificate was not accepted."
+            }
+            NetworkFailure::Other => {
+                "Lango could not reach the provider. Check the base URL and the internet connection."
+            }
+        },
+        ProviderError::Timeout { .. } => {
+            "The provider did not answer in time. Try again, or check the base URL."
+        }
+        ProviderError::Unauthorized { .. } => {
+            "The provider did not accept the API key. Check the key under Settings → Providers."
+        }
+        ProviderError::NotFound { .. } => {
+            "The provider did not find the model or the address. Check the model name and the base URL."
+        }
+        ProviderError::Server { status, .. } => {
+            return Some(format!(
+                "The provider had a problem on its side (error {status}). Try again in a moment."
+            ))
+        }
+        ProviderError::RateLimited { retry_after, .. } => {
+            return Some(match retry_after {
+                Some(wait) => format!(
+                    "The provider is limiting requests. Try again in {} s.",
+                    wait.as_secs().max(1)
+                ),
+                None => "The provider is limiting requests. Try again in a moment.".to_owned(),
+            })
+        }
+        _ => return None,
+    };
+    Some(text.to_owned())
+}
+
+/// `(code, headline, detail)` for a secrets error. A missing keychain is said once by the
+/// settings screen's notice, so its error is short and points there.
+pub(super) fn secrets(e: &SecretsError) -> (&'static str, String, Option<String>) {
+    match e {
+        SecretsError::NoSecureStore { reason, .. } => (
+            "no_secure_store",
+            "There is no OS keychain to keep the API key in.".to_owned(),
+            Some(reason.clone()),
+        ),
+        SecretsError::Keychain { provider, reason } => (
+            "secrets",
+            format!("The OS keychain did not work for the key of “{provider}”."),
+            Some(reason.clone()),
+        ),
+        SecretsError::File { .. } => (
+            "secrets",
+            "The file that keeps the API keys could not be used.".to_owned(),
+            Some(e.to_string()),
+        ),
+        other => ("secrets", other.to_string(), None),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::app::AppError;
+
+    fn network(message: &str) -> AppError {
+        AppError::from(ProviderError::Network {
+            message: message.into(),
+        })
+    }
+
+    #[test]
+    fn connection_refused_is_said_plainly_with_the_os_text_as_detail() {
+        for text in [
+            "error sending request for url (http://127.0.0.1:11434/api/tags): client error (Connect): tcp connect error: Connection refused (os error 111)",
+            "tcp connect error: No connection could be made because the target machine actively refused it. (os error 10061)",
+        ] {
+            let e = network(text);
+            assert_eq!(e.code, "network");
+            assert!(e.message.starts_with("Nothing answered"), "{}", e.message);
+            assert!(!e.message.contains("os error"));
+            assert!(e.detail.as_deref().is_some_and(|d| d.contains(text)));
+        }
+    }
+
+    #[test]
+    fn an_unknown_host_is_said_plainly() {
+        for text in [
+            "client error (Connect): dns error: failed to lookup address information: Name or service not known",
+            "dns error: No such host is known. (os error 11001)",
+        ] {
+            let e = network(text);
+            assert!(e.message.contains("could not be found"), "{}", e.message);
+            assert!(!e.message.contains("dns"));
+        }
+    }
+
+    #[test]
+    fn a_rejected_certificate_is_said_plainly() {
+        let e = network("client error (Connect): invalid peer certificate: UnknownIssuer");
+        assert!(e.message.contains("secure connection"), "{}", e.message);
+        assert!(e.detail.is_some_and(|d| d.contains("UnknownIssuer")));
+    }
+
+    #[test]
+    fn other_network_failures_still_get_a_plain_headline() {
+        let e = network("connection reset by peer");
+        assert!(
+            e.message.starts_with("Lango could not reach"),
+            "{}",
+            e.message
+        );
+    }
+
+    #[test]
+    fn a_timeout_is_said_plainly() {
+        let e = AppError::from(ProviderError::Timeout {
+            phase: "while connecting".into(),
+        });
+        assert_eq!(e.code, "timeout");
+        assert!(e.message.contains("did not answer in time"));
+        assert_eq!(e.detail.as_deref(), Some("timed out while connecting"));
+    }
+
+    #[test]
+    fn a_rejected_key_points_to_the_settings_and_keeps_the_providers_reason() {
+        let e = AppError::from(ProviderError::from_status(
+            401,
+            r#"{"error":{"message":"Incorrect API key provided"}}"#,
+            None,
+        ));
+        assert_eq!(e.code, "unauthorized");
+        assert!(e.message.contains("did not accept the API key"));
+        assert!(e.message.contains("Settings → Providers"));
+        assert!(e
+            .detail
+            .is_some_and(|d| d.contains("Incorrect API key provided")));
+    }
+
+    #[test]
+    fn a_rate_limit_says_when_to_try_again() {
+        let e = AppError::from(ProviderError::RateLimited {
+            retry_after: Some(Duration::from_secs(30)),
+            message: "slow down".into(),
+        });
+        assert!(e.message.contains("Try again in 30 s"), "{}", e.message);
+    }
+
+    #[test]
+    fn no_keychain_is_one_short_sentence_and_the_dbus_text_is_the_detail() {
+        let dbus =
+            "DBus error: The name org.freedesktop.secrets was not provided by any .service files";
+        let e = AppError::from(SecretsError::NoSecureStore {
+            provider: "openai".into(),
+            env_var: "LANGO_OPENAI_API_KEY".into(),
+            reason: dbus.into(),
+        });
+        assert_eq!(e.code, "no_secure_store");
+        assert!(!e.message.contains("DBus"));
+        assert!(
+            !e.message.contains("allowFileStore"),
+            "the settings notice says how"
+        );
+        assert_eq!(e.detail.as_deref(), Some(dbus));
+    }
+
+    #[test]
+    fn a_failing_keychain_is_said_plainly() {
+        let e = AppError::from(SecretsError::Keychain {
+            provider: "openai".into(),
+            reason: "DBus error: timed out".into(),
+        });
+        assert!(!e.message.contains("DBus"));
+        assert!(e.message.contains("OS keychain"));
+        assert_eq!(e.detail.as_deref(), Some("DBus error: timed out"));
+    }
+
+    #[test]
+    fn errors_that_already_read_plainly_keep_their_message() {
+        let e = AppError::from(ProviderError::cut_off());
+        assert!(e
+            .message
+            .contains("before the provider said the reply was complete"));
+        assert_eq!(e.detail, None);
+    }
+}
