@@ -104,6 +104,9 @@ describe('Lango desktop: recovery from a damaged database', () => {
     assert.match(problem, /lango\.db/, `the problem names the file: ${problem}`);
     assert.match(problem, /damaged|not a database|corrupt/i, `the problem in plain words: ${problem}`);
     assert.doesNotMatch(problem, /code: \d+|SQLITE_/, `no raw database codes: ${problem}`);
+    assert.doesNotMatch(problem, /`|\/tmp\//, `no command syntax or full path in the headline: ${problem}`);
+    // The engine's own text (full path, SQLite's reason) is folded away under Details.
+    await session.waitForElement('#recovery-problem-details');
     const listed = await session.waitForText(`.backup[data-file="${backupName}"]`, (t) => t.includes('Restore'), 20_000);
     assert.match(listed, new RegExp(backupName.replace(/[.]/g, '\\.')));
     // Nothing is shown as a conversation while the database cannot be opened, and the sidebar

@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { Backup, Diagnosis } from './api/types';
-import { bestBackup, formatSize, healthText, needsRecovery, salvageLines } from './recovery';
+import {
+  bestBackup,
+  formatSize,
+  healthText,
+  needsRecovery,
+  problemHeadline,
+  salvageLines,
+} from './recovery';
 
 const backup = (fileName: string, health: Backup['health']): Backup => ({
   path: `/data/backups/${fileName}`,
@@ -12,6 +19,21 @@ const backup = (fileName: string, health: Backup['health']): Backup => ({
 });
 
 describe('recovery', () => {
+  it('says what is wrong in plain words and leaves the engine text for Details', () => {
+    const raw = {
+      code: 'database_corrupt',
+      message:
+        'the database at C:\\Users\\a\\lango.db is corrupt or not a Lango database (file is not a database); `lango doctor` checks it',
+    };
+    const plain = problemHeadline(raw, 'C:\\Users\\a\\lango.db');
+    expect(plain).toContain('lango.db is damaged');
+    expect(plain).not.toMatch(/`|\(file is|C:/);
+    expect(problemHeadline({ code: 'database_too_new', message: '' }, '/d/lango.db')).toMatch(
+      /newer version of Lango/,
+    );
+    expect(problemHeadline({ code: 'database_corrupt', message: '' })).toContain('lango.db');
+  });
+
   it('replaces the chat only when the database cannot be opened', () => {
     expect(needsRecovery({ code: 'database_corrupt', message: '' })).toBe(true);
     expect(needsRecovery({ code: 'database_too_new', message: '' })).toBe(true);

@@ -14,6 +14,18 @@ export function needsRecovery(error: AppError | null): boolean {
   return error !== null && DATABASE_PROBLEMS.has(error.code);
 }
 
+/**
+ * The recovery screen's headline in plain words; the engine's own text (paths, the SQLite
+ * reason) goes under "Details".
+ */
+export function problemHeadline(error: AppError, databasePath?: string): string {
+  const file = databasePath?.split(/[\\/]/).pop() || 'lango.db';
+  if (error.code === 'database_too_new') {
+    return `The database file ${file} was written by a newer version of Lango. Update Lango to open it; the file was left as it is.`;
+  }
+  return `The database file ${file} is damaged or is not a Lango database. It was left as it is: restore a backup or salvage what can still be read.`;
+}
+
 export function isUsable(health: Health): boolean {
   return health.state === 'healthy' || health.state === 'outdated';
 }
