@@ -21,8 +21,9 @@ for os in "${targets[@]}"; do
     windows)
         apt_install_missing gcc-mingw-w64-x86-64
         rustup target add x86_64-pc-windows-gnu
-        step "cargo check for Windows (engine, CLI, their tests)"
+        step "cargo check for Windows (engine, CLI, their tests, the desktop shell)"
         cargo check --target x86_64-pc-windows-gnu -p lango-core -p lango-cli --all-targets
+        cargo check --target x86_64-pc-windows-gnu -p lango-desktop --features tauri/custom-protocol
         ;;
     macos)
         rustup target add x86_64-apple-darwin
