@@ -39,6 +39,33 @@ describe('renderMarkdown', () => {
     expect(root.querySelector('h1')?.hasAttribute('id')).toBe(false);
   });
 
+  it('renders task lists as read-only checkboxes', () => {
+    const root = dom(renderMarkdown('- [x] shipped\n- [ ] tested\n- plain'));
+    const boxes = Array.from(root.querySelectorAll<HTMLInputElement>('li > input[type=checkbox]'));
+    expect(boxes.map((b) => b.checked)).toEqual([true, false]);
+    expect(boxes.every((b) => b.disabled)).toBe(true);
+    expect(boxes.map((b) => b.getAttribute('aria-label'))).toEqual(['done', 'not done']);
+  });
+
+  it('lets through no input but a disabled checkbox, whatever the model writes', () => {
+    const root = dom(
+      sanitizeHtml(
+        '<input type="text" value="x"><input type="hidden" name="a"><input type="password">' +
+          '<input type="checkbox" onclick="x()" name="n" style="color:red" checked>',
+      ),
+    );
+    const inputs = Array.from(root.querySelectorAll('input'));
+    expect(inputs.length).toBe(1);
+    expect(inputs[0].getAttribute('type')).toBe('checkbox');
+    expect(inputs[0].disabled).toBe(true);
+    expect(Array.from(inputs[0].attributes).map((a) => a.name).sort()).toEqual([
+      'aria-label',
+      'checked',
+      'disabled',
+      'type',
+    ]);
+  });
+
   it('highlights fenced code and gives every block a Copy button', () => {
     const html = renderMarkdown('```ts\nconst x: number = 1;\n```\n\ntext\n\n```\nplain <b>\n```');
     const root = dom(html);

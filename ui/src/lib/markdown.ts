@@ -4,19 +4,21 @@
  *
  * Model output is untrusted and this webview can call backend commands, so the sanitiser is
  * strict: the HTML profile only (no SVG/MathML), no scripts, frames, forms, buttons, styles,
- * media or `<base>`/`<meta>`; no event handlers, `style`, `id`, `name` or `data-*`
+ * media or `<base>`/`<meta>`, and no inputs but task lists' read-only checkboxes; no event handlers, `style`, `id`, `name` or `data-*`
  * attributes; class names limited to highlight.js's; URLs limited to http(s), mailto and
  * in-page anchors (images also data:). Links open outside the app's window
  * (`target="_blank" rel="noopener noreferrer"`).
  *
  * Code blocks get a header with their language and a Copy button, added after sanitising
  * (so the model can never write its own buttons). The button has class `copy-code`; the
- * component that shows the HTML handles its clicks.
+ * component that shows the HTML handles its clicks. Math is only marked here (lib/math.ts);
+ * the component typesets it with KaTeX.
  */
 
 import { Marked, type Tokens } from 'marked';
 import DOMPurify, { type Config, type DOMPurify as Purifier } from 'dompurify';
 import hljs from 'highlight.js/lib/core';
+import { mathExtensions } from './math';
 import bash from 'highlight.js/lib/languages/bash';
 import c from 'highlight.js/lib/languages/c';
 import cpp from 'highlight.js/lib/languages/cpp';
@@ -101,7 +103,12 @@ const marked = new Marked({
       const cls = language ? `hljs language-${language}` : 'hljs';
       return `<pre><code class="${cls}">${body}</code></pre>\n`;
     },
+    // GFM task lists: a read-only checkbox, the only input the sanitiser lets through.
+    checkbox({ checked }: Tokens.Checkbox): string {
+      return `<input type="checkbox" disabled${checked ? ' checked' : ''}> `;
+    },
   },
+  extensions: mathExtensions,
 });
 
 const FORBID_TAGS = [
@@ -118,7 +125,6 @@ const FORBID_TAGS = [
   'embed',
   'applet',
   'form',
-  'input',
   'button',
   'textarea',
   'select',
@@ -160,7 +166,7 @@ const FORBID_ATTR = [
 
 /** http(s), mailto and in-page anchors. Anything else (javascript:, data:, relative) goes. */
 const ALLOWED_URI = /^(?:(?:https?|mailto):|#)/i;
-const SAFE_CLASS = /^(?:hljs(?:-[a-z0-9_-]+)?|language-[a-z0-9_+#.-]+|[a-z]+_)$/i;
+const SAFE_CLASS = /^(?:hljs(?:-[a-z0-9_-]+)?|language-[a-z0-9_+#.-]+|[a-z]+_|lango-math(?:-block)?)$/i;
 
 const CONFIG: Config = {
   USE_PROFILES: { html: true },
@@ -189,8 +195,22 @@ function getPurifier(): Purifier {
       else data.keepAttr = false;
     }
   });
+  // Task-list boxes only: any other input (text fields, buttons, hidden ones) goes.
+  p.addHook('uponSanitizeElement', (node, data) => {
+    if (data.tagName === 'input') {
+      const el = node as Element;
+      if (el.getAttribute('type')?.toLowerCase() !== 'checkbox') el.remove();
+    }
+  });
   p.addHook('afterSanitizeAttributes', (node) => {
-    if (node.nodeName === 'A') {
+    if (node.nodeName === 'INPUT') {
+      const checked = (node as Element).hasAttribute('checked');
+      for (const attr of Array.from((node as Element).attributes)) node.removeAttribute(attr.name);
+      node.setAttribute('type', 'checkbox');
+      node.setAttribute('disabled', '');
+      if (checked) node.setAttribute('checked', '');
+      node.setAttribute('aria-label', checked ? 'done' : 'not done');
+    } else if (node.nodeName === 'A') {
       const a = node as HTMLAnchorElement;
       if (a.hasAttribute('href')) {
         a.setAttribute('target', '_blank');
