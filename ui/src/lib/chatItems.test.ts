@@ -44,14 +44,27 @@ describe('chat items', () => {
 });
 
 describe('turn replacement', () => {
-  it('an edit hides the last user message on, a regenerate only what follows it, a send nothing', () => {
-    expect(hideFromSeqFor('edit', 5)).toBe(5);
-    expect(hideFromSeqFor('regenerate', 5)).toBe(6);
-    expect(hideFromSeqFor('send', 5)).toBeNull();
-    expect(hideFromSeqFor('edit', null)).toBeNull();
+  it('an edit hides the last user message on, a regenerate only what follows it', () => {
+    expect(hideFromSeqFor('edit', 5, 6)).toBe(5);
+    expect(hideFromSeqFor('regenerate', 5, 6)).toBe(6);
+    expect(hideFromSeqFor('edit', null, null)).toBeNull();
     const rows = [row(4, 'assistant'), row(5, 'user'), row(6, 'assistant')];
     expect(visibleRows(rows, 6).map((r) => r.seq)).toEqual([4, 5]);
     expect(visibleRows(rows, null)).toBe(rows);
+  });
+
+  it('a send shows its message once when the list reloads while the reply streams', () => {
+    // Sent after row 6: the user's message is stored as seq 7 as the turn starts.
+    const hide = hideFromSeqFor('send', 5, 6);
+    const reloaded = [row(5, 'user'), row(6, 'assistant'), row(7, 'user')];
+    const items = buildItems(visibleRows(reloaded, hide), true, { userText: 'hi' }, null);
+    expect(items.filter((i) => i.kind === 'message' || i.kind === 'pending').map((i) => i.key)).toEqual([
+      reloaded[0].key,
+      reloaded[1].key,
+      'pending-user',
+    ]);
+    // The first message of a new conversation: nothing was shown before it.
+    expect(visibleRows([row(1, 'user')], hideFromSeqFor('send', null, null))).toEqual([]);
   });
 });
 

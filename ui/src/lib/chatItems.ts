@@ -52,11 +52,15 @@ export function buildItems(
 }
 
 /**
- * The first stored seq a turn replaces (hidden while it runs): nothing for a send, the last
- * user message for an edit, everything after it for a regenerate.
+ * The first stored seq a turn replaces (hidden while it runs): the last user message on for
+ * an edit, everything after it for a regenerate. A send replaces nothing, but what it stores
+ * while it runs (the user's message, written as the turn starts) is hidden after the last row
+ * shown when it began (`lastSeq`): the pending message already shows it, and a reload during
+ * the turn — going back to a conversation still streaming — must not show it twice.
  */
-export function hideFromSeqFor(mode: TurnMode, lastUserSeq: number | null): number | null {
-  if (mode === 'send' || lastUserSeq === null) return null;
+export function hideFromSeqFor(mode: TurnMode, lastUserSeq: number | null, lastSeq: number | null): number | null {
+  if (mode === 'send') return lastSeq === null ? 0 : lastSeq + 1;
+  if (lastUserSeq === null) return null;
   return mode === 'edit' ? lastUserSeq : lastUserSeq + 1;
 }
 

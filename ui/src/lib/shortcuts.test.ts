@@ -14,6 +14,7 @@ describe('keyboard shortcuts', () => {
     expect(shortcutFor(key('n', { ctrl: true }))).toBe('newChat');
     expect(shortcutFor(key('N', { meta: true }))).toBe('newChat');
     expect(shortcutFor(key('k', { ctrl: true }))).toBe('search');
+    expect(shortcutFor(key('b', { ctrl: true }))).toBe('toggleSidebar');
     expect(shortcutFor(key(',', { ctrl: true }))).toBe('settings');
     expect(shortcutFor(key('l', { ctrl: true }))).toBe('focusComposer');
   });

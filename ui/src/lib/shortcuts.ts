@@ -1,10 +1,11 @@
 /**
  * App-wide keyboard shortcuts, as a pure function so the mapping is unit-tested.
- * Ctrl (⌘ on macOS) + N new chat, + K search, + , settings, + L focus the composer;
+ * Ctrl (⌘ on macOS) + N new chat, + K search, + , settings, + L focus the composer,
+ * + B show or hide the sidebar;
  * Escape stops the reply being written.
  */
 
-export type ShortcutAction = 'newChat' | 'search' | 'settings' | 'focusComposer' | 'stop';
+export type ShortcutAction = 'newChat' | 'search' | 'settings' | 'focusComposer' | 'stop' | 'toggleSidebar';
 
 export interface KeyLike {
   key: string;
@@ -27,6 +28,8 @@ export function shortcutFor(event: KeyLike): ShortcutAction | null {
       return 'settings';
     case 'l':
       return 'focusComposer';
+    case 'b':
+      return event.shiftKey ? null : 'toggleSidebar';
     default:
       return null;
   }
