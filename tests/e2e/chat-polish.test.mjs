@@ -1,0 +1,246 @@
+// Everyday chat polish in the real window: a reply's task list and math, the user's message
+// shown once when coming back to a conversation that is still streaming, the End key in a
+// 10,000-message conversation, the right-click menu on a conversation, and the sidebar
+// resized, hidden and shown again (remembered across a restart).
+//
+//   scripts/with-desktop-session.sh node --test tests/e2e/chat-polish.test.mjs
+//
+// The long conversation is written by the `seed_session` example (the same store code the
+// app uses); the replies come from `lango-fake-provider` on loopback, a keyless local server.
+
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { after, afterEach, before, describe, test } from 'node:test';
+
+import { ARTIFACT_DIR, DEFAULT_APP_BIN, REPO_ROOT, Session, startDriver, waitFor } from './lib/webdriver.mjs';
+import { startFakeProvider } from './lib/fakeProvider.mjs';
+
+const APP_BIN = process.env.APP_BIN ?? DEFAULT_APP_BIN;
+const SEED_BIN = process.env.SEED_SESSION_BIN ?? resolve(REPO_ROOT, 'target', 'debug', 'examples', 'seed_session');
+const LONG = 'long-10k';
+const LONG_COUNT = 10_000;
+
+const KEY_END = '\uE010';
+const KEY_HOME = '\uE011';
+
+const SCRIPT = {
+  turns: [
+    {
+      type: 'text',
+      chunks: ['Plan:\n\n- [x] write the parser\n- [ ] test it\n\n', 'Euler: $e^{i\\pi} + 1 = 0$\n\n$$\\int_0^1 x\\,dx = \\frac{1}{2}$$\n'],
+    },
+    // Slow enough to leave the conversation and come back while it streams.
+    { type: 'text', chunks: Array.from({ length: 30 }, (_, i) => `part ${i} `), delay_ms: 200 },
+    { type: 'text', chunks: ['A short answer.'] },
+  ],
+  models: ['fake-model'],
+};
+
+describe('Lango desktop: everyday chat polish', () => {
+  let tmpRoot;
+  let langoHome;
+  let driver;
+  let session;
+  let fake;
+
+  async function openApp() {
+    session = await Session.create(driver.url, { binary: APP_BIN });
+    await session.waitForElement('#app-shell', 20_000);
+  }
+
+  async function send(text) {
+    await session.fill('#composer-input', text);
+    await session.clickCss('#send-button');
+  }
+
+  async function waitIdle() {
+    await session.waitForElement('#send-button', 30_000);
+    await session.waitForAbsent('#stop-button', 30_000);
+  }
+
+  /** Pointer actions (W3C WebDriver): what a mouse does, not synthetic DOM events. */
+  function pointer(actions) {
+    return session.cmd('POST', '/actions', {
+      actions: [{ type: 'pointer', id: 'mouse', parameters: { pointerType: 'mouse' }, actions }],
+    });
+  }
+
+  async function centerOf(css) {
+    return session.execute(
+      `const r = document.querySelector(arguments[0]).getBoundingClientRect();
+       return { x: Math.round(r.left + r.width / 2), y: Math.round(r.top + r.height / 2) };`,
+      [css],
+    );
+  }
+
+  before(async () => {
+    assert.ok(existsSync(APP_BIN), `app binary not found: ${APP_BIN}`);
+    assert.ok(existsSync(SEED_BIN), `seed_session not found: ${SEED_BIN} (cargo build -p lango-core --example seed_session)`);
+    tmpRoot = mkdtempSync(join(tmpdir(), 'lango-e2e-polish-'));
+    langoHome = join(tmpRoot, 'lango-home');
+    mkdirSync(langoHome, { recursive: true });
+    fake = await startFakeProvider(SCRIPT, tmpRoot);
+    writeFileSync(
+      join(langoHome, 'settings.json'),
+      JSON.stringify({
+        providers: { local: { type: 'openai-compatible', baseUrl: `${fake.url}/v1`, defaultModel: 'fake-model' } },
+        agent: { provider: 'local' },
+      }),
+    );
+    execFileSync(SEED_BIN, [langoHome, LONG, String(LONG_COUNT)], { stdio: 'ignore' });
+    const xdg = (name) => {
+      const dir = join(tmpRoot, name);
+      mkdirSync(dir, { recursive: true });
+      return dir;
+    };
+    driver = await startDriver({
+      env: { LANGO_HOME: langoHome, XDG_DATA_HOME: xdg('data'), XDG_CACHE_HOME: xdg('cache'), XDG_CONFIG_HOME: xdg('config') },
+      logFile: join(ARTIFACT_DIR, 'webkitwebdriver-polish.log'),
+    });
+    await openApp();
+  });
+
+  afterEach(async (t) => {
+    if (session?.id) await session.screenshot(`polish ${t.name}`);
+  });
+
+  after(async () => {
+    await session?.delete().catch(() => {});
+    driver?.stop();
+    fake?.stop();
+    if (tmpRoot) rmSync(tmpRoot, { recursive: true, force: true });
+  });
+
+  test('a reply shows its task list as checkboxes and its math typeset', async () => {
+    await session.clickCss('#new-chat');
+    await send('Plan and a formula, please');
+    await waitIdle();
+    await session.waitForElement('.message[data-role="assistant"] .katex', 10_000);
+    const view = await session.execute(
+      `const m = Array.from(document.querySelectorAll('.message[data-role="assistant"]')).at(-1);
+       return {
+         boxes: Array.from(m.querySelectorAll('li > input[type=checkbox]')).map((b) => [b.checked, b.disabled]),
+         inline: m.querySelectorAll('span.lango-math .katex').length,
+         display: m.querySelectorAll('.lango-math-block .katex-display').length,
+         raw: m.textContent.includes('$$') || m.textContent.includes('[x]'),
+       };`,
+    );
+    assert.deepEqual(view.boxes, [
+      [true, true],
+      [false, true],
+    ]);
+    assert.equal(view.inline, 1);
+    assert.equal(view.display, 1);
+    assert.equal(view.raw, false, 'no raw Markdown or TeX delimiters left');
+  });
+
+  test('coming back to a conversation still streaming shows the message once', async () => {
+    await session.clickCss('#new-chat');
+    const text = 'Count this message once';
+    await send(text);
+    await session.waitForElement('#stop-button', 10_000);
+    await session.waitForText('.message.live', (t) => t.includes('part 2'), 10_000);
+    // Away to another conversation and back while the reply is still being written.
+    await session.clickCss(`.session-item[data-key="${LONG}"] .session-main`);
+    await session.waitForElement('.message[data-role="assistant"]', 10_000);
+    const row = await session.execute(
+      `return Array.from(document.querySelectorAll('.session-item')).find((li) => li.querySelector('.streaming'))?.dataset.key ?? null;`,
+    );
+    assert.ok(row, 'the sidebar marks the conversation that is still streaming');
+    await session.clickCss(`.session-item[data-key="${row}"] .session-main`);
+    await session.waitForElement('.message.live', 10_000);
+    const count = () =>
+      session.execute(
+        `return Array.from(document.querySelectorAll('.message[data-role="user"]')).filter((m) => m.textContent.includes(arguments[0])).length;`,
+        [text],
+      );
+    // Give the reopened list time to load its page: the stored copy must stay hidden.
+    await new Promise((r) => setTimeout(r, 800));
+    assert.equal(await count(), 1, 'while streaming');
+    await waitIdle();
+    await waitFor(async () => (await count()) === 1, { what: 'one user message after the reply' });
+  });
+
+  test('End reaches the newest message of a 10,000-message conversation', async () => {
+    await session.clickCss(`.session-item[data-key="${LONG}"] .session-main`);
+    const newestShown = () =>
+      session.execute(
+        `return Array.from(document.querySelectorAll('#message-list .message')).some((m) => m.textContent.includes(arguments[0]));`,
+        [`Answer ${LONG_COUNT - 1}`],
+      );
+    await waitFor(newestShown, { what: 'the newest message when the conversation opens' });
+    const list = await session.waitForElement('#message-list');
+    // Far up: Home several times, older pages loading in between.
+    for (let i = 0; i < 6; i++) {
+      await session.type(list, KEY_HOME);
+      await new Promise((r) => setTimeout(r, 400));
+    }
+    const loadedUp = await session.execute(
+      `const shown = Array.from(document.querySelectorAll('#message-list .message'));
+       return shown.length > 0 && !shown.some((m) => m.textContent.includes(arguments[0]));`,
+      [`Answer ${LONG_COUNT - 1}`],
+    );
+    assert.ok(loadedUp, 'the newest message is out of the DOM after going up');
+    await session.type(list, KEY_END);
+    await waitFor(
+      () =>
+        session.execute(
+          `const list = document.getElementById('message-list');
+           const last = Array.from(list.querySelectorAll('.message')).at(-1);
+           if (!last || !last.textContent.includes(arguments[0])) return false;
+           const a = last.getBoundingClientRect(), b = list.getBoundingClientRect();
+           return a.bottom <= b.bottom + 2 && a.bottom > b.top;`,
+          [`Answer ${LONG_COUNT - 1}`],
+        ),
+      { what: 'the newest message in view after End', timeout: 5_000 },
+    );
+  });
+
+  test('a right-click on a conversation opens its menu at the pointer', async () => {
+    const at = await centerOf(`.session-item[data-key="${LONG}"] .session-main`);
+    await pointer([
+      { type: 'pointerMove', x: at.x, y: at.y },
+      { type: 'pointerDown', button: 2 },
+      { type: 'pointerUp', button: 2 },
+    ]);
+    const menu = await session.waitForElement('.session-item .menu[role="menu"]', 5_000);
+    const box = await session.execute(
+      `const r = document.querySelector('.session-item .menu[role="menu"]').getBoundingClientRect(); return { left: r.left, top: r.top };`,
+    );
+    assert.ok(Math.abs(box.left - at.x) <= 2 && Math.abs(box.top - at.y) <= 2, `menu at the pointer: ${JSON.stringify(box)} vs ${JSON.stringify(at)}`);
+    assert.match(await session.text(menu), /Rename/);
+    await session.execute(`document.querySelector('.session-item .menu [role=menuitem]').dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', bubbles: true }));`);
+    await session.waitForAbsent('.session-item .menu[role="menu"]', 5_000);
+  });
+
+  test('the sidebar can be resized, hidden and shown again, and keeps its width after a restart', async () => {
+    const width = () => session.execute(`return Math.round(document.getElementById('sidebar').getBoundingClientRect().width);`);
+    const before = await width();
+    const handle = await centerOf('#sidebar-splitter');
+    await pointer([
+      { type: 'pointerMove', x: handle.x, y: handle.y },
+      { type: 'pointerDown', button: 0 },
+      { type: 'pointerMove', x: handle.x + 120, y: handle.y, duration: 100 },
+      { type: 'pointerUp', button: 0 },
+    ]);
+    await waitFor(async () => Math.abs((await width()) - (before + 120)) <= 4, { what: 'the sidebar 120 px wider' });
+    const dragged = await width();
+
+    await session.clickCss('#hide-sidebar');
+    await session.waitForElement('#show-sidebar');
+    assert.equal(await session.execute(`return document.getElementById('sidebar').getBoundingClientRect().width;`), 0);
+    const chatWidth = await session.execute(`return document.querySelector('.content').getBoundingClientRect().width;`);
+    assert.ok(chatWidth >= (await session.execute('return window.innerWidth;')) - 2, 'the chat takes the whole window');
+    await session.clickCss('#show-sidebar');
+    await session.waitForElement('#hide-sidebar');
+    assert.equal(await width(), dragged);
+
+    await session.delete();
+    await openApp();
+    await session.waitForElement('#sidebar');
+    assert.equal(await width(), dragged, 'the width is remembered');
+  });
+});
