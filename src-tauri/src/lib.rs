@@ -109,6 +109,7 @@ pub fn run() {
             commands::recovery::recovery_restore,
             commands::recovery::recovery_salvage,
             commands::recovery::open_data_folder,
+            commands::sessions::show_export,
             commands::updates::check_for_updates,
             commands::updates::open_release_page,
         ])

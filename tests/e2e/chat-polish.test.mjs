@@ -1,7 +1,8 @@
 // Everyday chat polish in the real window: a reply's task list and math, the user's message
 // shown once when coming back to a conversation that is still streaming, the End key in a
-// 10,000-message conversation, the right-click menu on a conversation, and the sidebar
-// resized, hidden and shown again (remembered across a restart).
+// 10,000-message conversation, the right-click menu on a conversation and "Show in folder"
+// after an export, and the sidebar resized, hidden and shown again (remembered across a
+// restart).
 //
 //   scripts/with-desktop-session.sh node --test tests/e2e/chat-polish.test.mjs
 //
@@ -10,7 +11,7 @@
 
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, afterEach, before, describe, test } from 'node:test';
@@ -45,9 +46,12 @@ describe('Lango desktop: everyday chat polish', () => {
   let driver;
   let session;
   let fake;
+  let exportDir;
+  let openedLog;
+  let appLauncher;
 
   async function openApp() {
-    session = await Session.create(driver.url, { binary: APP_BIN });
+    session = await Session.create(driver.url, { binary: appLauncher });
     await session.waitForElement('#app-shell', 20_000);
   }
 
@@ -69,6 +73,7 @@ describe('Lango desktop: everyday chat polish', () => {
   }
 
   async function centerOf(css) {
+    await session.waitForElement(css);
     return session.execute(
       `const r = document.querySelector(arguments[0]).getBoundingClientRect();
        return { x: Math.round(r.left + r.width / 2), y: Math.round(r.top + r.height / 2) };`,
@@ -96,8 +101,25 @@ describe('Lango desktop: everyday chat polish', () => {
       mkdirSync(dir, { recursive: true });
       return dir;
     };
+    exportDir = xdg('exports');
+    // The desktop's opener, standing in for the file manager: it writes down what it was asked to open.
+    const bin = xdg('bin');
+    openedLog = join(tmpRoot, 'opened.txt');
+    writeFileSync(join(bin, 'xdg-open'), `#!/bin/sh\nprintf '%s\\n' "$@" >> '${openedLog}'\n`);
+    chmodSync(join(bin, 'xdg-open'), 0o755);
+    // WebKitWebDriver starts the app with its own PATH, so the app is started through a
+    // launcher that puts the stand-in first.
+    appLauncher = join(bin, 'lango-desktop');
+    writeFileSync(appLauncher, `#!/bin/sh\nPATH='${bin}':"$PATH" exec '${APP_BIN}' "$@"\n`);
+    chmodSync(appLauncher, 0o755);
     driver = await startDriver({
-      env: { LANGO_HOME: langoHome, XDG_DATA_HOME: xdg('data'), XDG_CACHE_HOME: xdg('cache'), XDG_CONFIG_HOME: xdg('config') },
+      env: {
+        LANGO_HOME: langoHome,
+        LANGO_EXPORT_DIR: exportDir,
+        XDG_DATA_HOME: xdg('data'),
+        XDG_CACHE_HOME: xdg('cache'),
+        XDG_CONFIG_HOME: xdg('config'),
+      },
       logFile: join(ARTIFACT_DIR, 'webkitwebdriver-polish.log'),
     });
     await openApp();
@@ -214,6 +236,21 @@ describe('Lango desktop: everyday chat polish', () => {
     assert.match(await session.text(menu), /Rename/);
     await session.execute(`document.querySelector('.session-item .menu [role=menuitem]').dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', bubbles: true }));`);
     await session.waitForAbsent('.session-item .menu[role="menu"]', 5_000);
+  });
+
+  test('after an export, "Show in folder" opens the folder holding the file', async () => {
+    const at = await centerOf(`.session-item[data-key="${LONG}"] .session-main`);
+    await pointer([
+      { type: 'pointerMove', x: at.x, y: at.y },
+      { type: 'pointerDown', button: 2 },
+      { type: 'pointerUp', button: 2 },
+    ]);
+    await session.clickCss('.session-item .menu .action-export-markdown');
+    await session.waitForText('#toast', (t) => t.includes('Exported to'), 30_000);
+    await session.clickCss('#toast-action');
+    await waitFor(() => existsSync(openedLog), { what: 'the file manager to be asked' });
+    assert.deepEqual(readFileSync(openedLog, 'utf8').trim().split('\n'), [exportDir]);
+    await session.waitForAbsent('#toast');
   });
 
   test('the sidebar can be resized, hidden and shown again, and keeps its width after a restart', async () => {

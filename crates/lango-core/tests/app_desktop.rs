@@ -385,6 +385,33 @@ async fn export_writes_markdown_and_json_files_with_the_conversation() {
     assert_eq!(doc["messages"].as_array().unwrap().len(), 2);
 }
 
+/// "Show in folder" on the export notice: the desktop may reveal the files this app
+/// exported, and nothing else the webview names.
+#[tokio::test]
+async fn only_files_this_app_exported_can_be_shown_in_the_file_manager() {
+    let (home, _fake, app) = app_with(Script::new([Turn::text(["Shown."])])).await;
+    std::env::set_var("LANGO_EXPORT_DIR", home.path().join("exports-shown"));
+    send(&app, "s", "Show me").await;
+    let md = app
+        .export_session("s", ExportFormat::Markdown)
+        .await
+        .unwrap();
+    assert_eq!(app.exported_file(&md.path).unwrap(), Path::new(&md.path));
+
+    let other = home.path().join("not-an-export.md");
+    std::fs::write(&other, "x").unwrap();
+    for path in [
+        other.display().to_string(),
+        "/etc/passwd".into(),
+        String::new(),
+    ] {
+        let err = app.exported_file(&path).unwrap_err();
+        assert_eq!(err.code, "not_an_export", "{path}");
+    }
+    std::fs::remove_file(&md.path).unwrap();
+    assert_eq!(app.exported_file(&md.path).unwrap_err().code, "not_found");
+}
+
 /// Same bytes on every OS: LF only in Markdown (a pasted CRLF included), the text exact in
 /// JSON, and a file name Windows accepts from any title.
 #[tokio::test]

@@ -78,3 +78,15 @@ pub async fn export_session(
 ) -> Result<ExportResult, AppError> {
     state.app().await?.export_session(&key, format).await
 }
+
+/// "Show in folder" on the export notice: only a file this app exported.
+#[tauri::command]
+pub async fn show_export(state: State<'_, AppState>, path: String) -> Result<(), AppError> {
+    let file = state.app().await?.exported_file(&path)?;
+    crate::opener::reveal(&file).map_err(|e| {
+        AppError::new(
+            "open_folder",
+            format!("could not show {}: {e}", file.display()),
+        )
+    })
+}

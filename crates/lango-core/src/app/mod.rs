@@ -63,6 +63,8 @@ struct Inner {
     mcp: McpHub,
     /// Approval cards waiting for the user's answer.
     approvals: Mutex<Approvals>,
+    /// Files this app wrote by exporting: the only ones it will show in a file manager.
+    exports: Mutex<Vec<std::path::PathBuf>>,
 }
 
 /// (session key, call id) → where the user's answer goes.
@@ -137,6 +139,7 @@ impl App {
                 memory_events,
                 mcp,
                 approvals: Mutex::new(HashMap::new()),
+                exports: Mutex::new(Vec::new()),
             }),
         };
         app.install(settings, load_error).await;

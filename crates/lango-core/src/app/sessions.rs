@@ -127,10 +127,41 @@ impl App {
         std::fs::write(&path, text.as_bytes()).map_err(|e| {
             AppError::new("export", format!("cannot write {}: {e}", path.display()))
         })?;
+        let shown = path.display().to_string();
+        self.exports().push(path);
         Ok(ExportResult {
-            path: path.display().to_string(),
+            path: shown,
             bytes: text.len(),
         })
+    }
+
+    /// The file at `path` if this app exported it (and it is still there): what the desktop
+    /// may show in the file manager. Any other path — the webview's word is not enough — is
+    /// refused.
+    pub fn exported_file(&self, path: &str) -> Result<PathBuf, AppError> {
+        let wanted = PathBuf::from(path);
+        let known = self.exports().iter().any(|p| *p == wanted);
+        if !known {
+            return Err(AppError::new(
+                "not_an_export",
+                "Only files exported from this window can be shown.",
+            ));
+        }
+        if !wanted.is_file() {
+            return Err(AppError::new(
+                "not_found",
+                format!("{} is no longer there.", wanted.display()),
+            ));
+        }
+        Ok(wanted)
+    }
+
+    fn exports(&self) -> std::sync::MutexGuard<'_, Vec<PathBuf>> {
+        // A panic while holding this list leaves it usable: it is only a list of paths.
+        self.inner
+            .exports
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     fn export_dir(&self) -> PathBuf {

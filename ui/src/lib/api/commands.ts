@@ -53,6 +53,8 @@ export const recoveryDiagnose = () => call<Diagnosis>('recovery_diagnose');
 export const recoveryRestore = (backup: string) => call<Restored>('recovery_restore', { backup });
 export const recoverySalvage = (apply: boolean) => call<Salvaged>('recovery_salvage', { apply });
 export const openDataFolder = () => call<void>('open_data_folder');
+/** Shows an exported file in the file manager (only files this app exported). */
+export const showExport = (path: string) => call<void>('show_export', { path });
 
 // Updates (Settings → About): a check, and the release page in the system browser.
 export const checkForUpdates = () => call<UpdateCheck>('check_for_updates');
