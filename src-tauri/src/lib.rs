@@ -110,6 +110,7 @@ pub fn run() {
             commands::recovery::recovery_salvage,
             commands::recovery::open_data_folder,
             commands::sessions::show_export,
+            commands::sessions::find_in_session,
             commands::updates::check_for_updates,
             commands::updates::open_release_page,
         ])

@@ -25,6 +25,8 @@ const LONG = 'long-10k';
 const LONG_COUNT = 10_000;
 
 const KEY_END = '\uE010';
+const KEY_CONTROL = '\uE009';
+const KEY_ENTER = '\uE007';
 const KEY_HOME = '\uE011';
 
 const SCRIPT = {
@@ -219,6 +221,34 @@ describe('Lango desktop: everyday chat polish', () => {
         ),
       { what: 'the newest message in view after End', timeout: 5_000 },
     );
+  });
+
+  test('Ctrl+F finds, counts and steps through matches across all 10,000 messages', async () => {
+    await session.clickCss(`.session-item[data-key="${LONG}"] .session-main`);
+    const list = await session.waitForElement('#message-list');
+    await session.type(list, `${KEY_CONTROL}f`);
+    const input = await session.waitForElement('#find-input');
+    // Even messages are questions: "Question 12", "Question 120"…"128", "Question 1200"…"1298".
+    await session.type(input, 'question 12');
+    await session.waitForText('#find-count', (t) => t === '56 of 56', 10_000);
+    const current = () =>
+      session.execute(
+        `const hl = CSS.highlights.get('lango-find-current');
+         const texts = hl ? Array.from(hl).map((r) => r.startContainer.parentElement.closest('.message').textContent) : [];
+         return { count: hl ? hl.size : 0, text: texts[0] ?? '' };`,
+      );
+    await waitFor(async () => (await current()).text.includes('Question 1298:'), { what: 'the newest match highlighted' });
+    await session.type(input, KEY_ENTER);
+    await session.waitForText('#find-count', (t) => t === '55 of 56');
+    await waitFor(async () => (await current()).text.includes('Question 1296:'), { what: 'the older match, loaded and highlighted' });
+    await session.screenshot('polish find bar on a match');
+    // The oldest one is thousands of messages up: its pages load on the way.
+    for (let i = 0; i < 54; i++) await session.type(input, KEY_ENTER);
+    await session.waitForText('#find-count', (t) => t === '1 of 56', 10_000);
+    await waitFor(async () => (await current()).text.includes('Question 12:'), { what: 'the oldest match', timeout: 20_000 });
+    await session.type(input, '\uE00C'); // Escape
+    await session.waitForAbsent('#find-bar');
+    assert.equal(await session.execute(`return CSS.highlights.has('lango-find');`), false, 'highlights removed');
   });
 
   test('a right-click on a conversation opens its menu at the pointer', async () => {

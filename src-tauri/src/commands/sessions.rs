@@ -1,7 +1,7 @@
 //! The sessions sidebar and the message list.
 
 use lango_core::app::{AppError, ExportFormat, ExportResult, SessionSummary};
-use lango_core::store::{SearchHit, StoredMessage};
+use lango_core::store::{FindMatches, SearchHit, StoredMessage};
 use tauri::State;
 
 use crate::state::AppState;
@@ -89,4 +89,14 @@ pub async fn show_export(state: State<'_, AppState>, path: String) -> Result<(),
             format!("could not show {}: {e}", file.display()),
         )
     })
+}
+
+/// The chat's Find: the messages of conversation `key` containing `text`, oldest first.
+#[tauri::command]
+pub async fn find_in_session(
+    state: State<'_, AppState>,
+    key: String,
+    text: String,
+) -> Result<FindMatches, AppError> {
+    state.app().await?.find_in_session(&key, &text).await
 }

@@ -15,6 +15,7 @@ describe('keyboard shortcuts', () => {
     expect(shortcutFor(key('N', { meta: true }))).toBe('newChat');
     expect(shortcutFor(key('k', { ctrl: true }))).toBe('search');
     expect(shortcutFor(key('b', { ctrl: true }))).toBe('toggleSidebar');
+    expect(shortcutFor(key('f', { ctrl: true }))).toBe('find');
     expect(shortcutFor(key(',', { ctrl: true }))).toBe('settings');
     expect(shortcutFor(key('l', { ctrl: true }))).toBe('focusComposer');
   });

@@ -1,11 +1,11 @@
 /**
  * App-wide keyboard shortcuts, as a pure function so the mapping is unit-tested.
  * Ctrl (⌘ on macOS) + N new chat, + K search, + , settings, + L focus the composer,
- * + B show or hide the sidebar;
+ * + B show or hide the sidebar, + F find in the conversation;
  * Escape stops the reply being written.
  */
 
-export type ShortcutAction = 'newChat' | 'search' | 'settings' | 'focusComposer' | 'stop' | 'toggleSidebar';
+export type ShortcutAction = 'newChat' | 'search' | 'settings' | 'focusComposer' | 'stop' | 'toggleSidebar' | 'find';
 
 export interface KeyLike {
   key: string;
@@ -30,6 +30,8 @@ export function shortcutFor(event: KeyLike): ShortcutAction | null {
       return 'focusComposer';
     case 'b':
       return event.shiftKey ? null : 'toggleSidebar';
+    case 'f':
+      return event.shiftKey ? null : 'find';
     default:
       return null;
   }

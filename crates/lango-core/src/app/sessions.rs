@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use super::dto::{ExportFormat, ExportResult, SessionSummary};
 use super::{App, AppError};
-use crate::store::{SearchHit, StoredMessage};
+use crate::store::{FindMatches, SearchHit, StoredMessage};
 
 /// Most messages one page may ask for (the list is virtualised and pages as it scrolls).
 const MAX_PAGE: u32 = 500;
@@ -70,6 +70,18 @@ impl App {
             .store
             .search(query, session_key, limit.clamp(1, 200))
             .await?)
+    }
+
+    /// The messages of conversation `key` containing `text` (the chat's Find), oldest first.
+    pub async fn find_in_session(&self, key: &str, text: &str) -> Result<FindMatches, AppError> {
+        match self.inner.store.find_in_session(key, text).await {
+            // A conversation not started yet has nothing to find.
+            Err(crate::store::StoreError::NotFound { .. }) => Ok(FindMatches {
+                seqs: Vec::new(),
+                truncated: false,
+            }),
+            other => Ok(other?),
+        }
     }
 
     /// Up to `limit` messages before `before_seq` (None = the newest), oldest first,

@@ -16,6 +16,7 @@
 
 mod compaction;
 mod error;
+mod find;
 mod hot_path;
 mod knowledge;
 mod memory;
@@ -46,6 +47,7 @@ use crate::tokens::TokenCounter;
 
 pub use compaction::{SummaryRow, SUMMARY_PREFIX};
 pub use error::{StoreError, StoreResult};
+pub use find::{FindMatches, FIND_MAX};
 pub use knowledge::{KnowledgeDoc, KnowledgeStats, MemoryState, PendingEmbedding};
 pub use memory_failures::MemoryFailure;
 pub use models::{

@@ -2,6 +2,7 @@
 
 mod compaction;
 mod crash;
+mod find;
 mod memory;
 mod messages;
 mod open;

@@ -13,6 +13,7 @@ import type {
   Diagnosis,
   ExportFormat,
   ExportResult,
+  FindMatches,
   InspectView,
   KeyLocation,
   McpServerInfo,
@@ -53,6 +54,8 @@ export const recoveryDiagnose = () => call<Diagnosis>('recovery_diagnose');
 export const recoveryRestore = (backup: string) => call<Restored>('recovery_restore', { backup });
 export const recoverySalvage = (apply: boolean) => call<Salvaged>('recovery_salvage', { apply });
 export const openDataFolder = () => call<void>('open_data_folder');
+/** The chat's Find: seqs of the conversation's messages containing `text`, oldest first. */
+export const findInSession = (key: string, text: string) => call<FindMatches>('find_in_session', { key, text });
 /** Shows an exported file in the file manager (only files this app exported). */
 export const showExport = (path: string) => call<void>('show_export', { path });
 

@@ -130,6 +130,14 @@ export interface SearchHit {
   archived: boolean;
 }
 
+/** The chat's Find: which messages of the open conversation contain the text. */
+export interface FindMatches {
+  /** Their seqs, oldest first. */
+  seqs: number[];
+  /** More matched than the backend returns (20,000). */
+  truncated: boolean;
+}
+
 /** Streamed during a turn through a Tauri Channel. */
 export type ChatEvent =
   | { type: 'delta'; text: string }
