@@ -70,7 +70,7 @@ impl From<lango_core::agent::AgentError> for CliError {
     fn from(e: lango_core::agent::AgentError) -> Self {
         use lango_core::agent::AgentError as E;
         let kind = match &e {
-            E::Provider(lango_core::provider::ProviderError::Config { .. }) => Kind::Config,
+            E::Provider(p) if p.is_config() => Kind::Config,
             E::Provider(lango_core::provider::ProviderError::Cancelled) | E::Cancelled => {
                 Kind::Interrupted
             }
@@ -86,9 +86,8 @@ impl From<lango_core::engine::EngineError> for CliError {
     fn from(e: lango_core::engine::EngineError) -> Self {
         use lango_core::engine::EngineError as E;
         let kind = match &e {
-            E::Config(_)
-            | E::NoProvider { .. }
-            | E::Provider(lango_core::provider::ProviderError::Config { .. }) => Kind::Config,
+            E::Config(_) | E::NoProvider { .. } => Kind::Config,
+            E::Provider(p) if p.is_config() => Kind::Config,
             E::Provider(_) => Kind::Provider,
             E::Store(e) => store_kind(e),
         };

@@ -22,7 +22,7 @@ fn no_keychain(dir: &std::path::Path) -> SecretStore {
 }
 
 #[tokio::test]
-async fn a_provider_without_a_key_is_a_config_error_naming_both_ways_to_add_one() {
+async fn a_provider_without_a_key_is_a_missing_key_error_naming_both_ways_to_add_one() {
     let dir = tempfile::tempdir().unwrap();
     let (settings, _) =
         validate_value(&json!({"providers": {"Claude-Work": {"type": "anthropic"}}})).unwrap();
@@ -33,9 +33,12 @@ async fn a_provider_without_a_key_is_a_config_error_naming_both_ways_to_add_one(
         HttpSettings::default(),
     )
     .unwrap_err();
-    let ProviderError::Config { message } = &err else {
+    let ProviderError::MissingKey { provider, .. } = &err else {
         panic!("{err:?}")
     };
+    assert_eq!(provider, "claude-work");
+    assert!(err.is_config());
+    let message = err.to_string();
     assert!(
         message.contains("lango config set-key claude-work"),
         "{message}"

@@ -39,6 +39,16 @@ pub(super) fn provider(e: &ProviderError) -> Option<String> {
                 "The provider had a problem on its side (error {status}). Try again in a moment."
             ))
         }
+        ProviderError::MissingKey { provider, .. } => {
+            return Some(format!(
+                "“{provider}” has no API key yet. Add it under Settings → Providers."
+            ))
+        }
+        ProviderError::KeyUnavailable { provider, .. } => {
+            return Some(format!(
+                "Lango could not read the API key of “{provider}”. Check that the OS keychain is unlocked, or enter the key again under Settings → Providers."
+            ))
+        }
         ProviderError::RateLimited { retry_after, .. } => {
             return Some(match retry_after {
                 Some(wait) => format!(
@@ -130,6 +140,37 @@ mod tests {
             "{}",
             e.message
         );
+    }
+
+    #[test]
+    fn a_missing_key_points_desktop_users_to_the_settings_and_keeps_the_cli_way_as_detail() {
+        let e = AppError::from(ProviderError::MissingKey {
+            provider: "work".into(),
+            env_var: "LANGO_WORK_API_KEY".into(),
+        });
+        assert_eq!(e.code, "no_api_key");
+        assert!(e.message.contains("Settings → Providers"), "{}", e.message);
+        assert!(!e.message.contains("lango config"), "{}", e.message);
+        let detail = e.detail.unwrap_or_default();
+        assert!(
+            detail.contains("lango config set-key work") && detail.contains("LANGO_WORK_API_KEY")
+        );
+    }
+
+    #[test]
+    fn an_unreadable_key_is_said_plainly_with_the_keychain_reason_as_detail() {
+        let e = AppError::from(ProviderError::KeyUnavailable {
+            provider: "work".into(),
+            message: "DBus error: org.freedesktop.Secret.Error.IsLocked".into(),
+        });
+        assert_eq!(e.code, "secrets");
+        assert!(
+            e.message.contains("could not read the API key of “work”"),
+            "{}",
+            e.message
+        );
+        assert!(!e.message.contains("DBus"));
+        assert!(e.detail.is_some_and(|d| d.contains("IsLocked")));
     }
 
     #[test]

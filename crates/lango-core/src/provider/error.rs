@@ -48,9 +48,19 @@ pub enum ProviderError {
     #[error("cancelled")]
     Cancelled,
 
-    /// Misconfiguration found before sending (no key, bad base URL).
+    /// Misconfiguration found before sending (unknown provider, bad base URL).
     #[error("{message}")]
     Config { message: String },
+
+    /// A provider that needs an API key has none, in the keychain or the environment. The
+    /// text names the CLI's ways to add one; the desktop says "Settings → Providers".
+    #[error("no API key for provider {provider:?}: store one with `lango config set-key {provider}` or set {env_var}")]
+    MissingKey { provider: String, env_var: String },
+
+    /// The key exists somewhere but could not be read (keychain locked or failing, key file
+    /// unreadable): the secrets store's reason in `message`.
+    #[error("cannot read the API key of provider {provider:?}: {message}")]
+    KeyUnavailable { provider: String, message: String },
 }
 
 /// Why a connection could not be made, read from the OS or TLS library's error text (which
@@ -110,7 +120,18 @@ impl ProviderError {
             Self::Unsupported { .. } => "unsupported",
             Self::Cancelled => "cancelled",
             Self::Config { .. } => "config",
+            Self::MissingKey { .. } => "no_api_key",
+            Self::KeyUnavailable { .. } => "secrets",
         }
+    }
+
+    /// Found in the settings or the keys before anything was sent: fixing the configuration
+    /// (not retrying) is what helps.
+    pub fn is_config(&self) -> bool {
+        matches!(
+            self,
+            Self::Config { .. } | Self::MissingKey { .. } | Self::KeyUnavailable { .. }
+        )
     }
 
     /// The same error with every occurrence of each secret replaced by `***`. Some servers
@@ -155,7 +176,11 @@ impl ProviderError {
             Self::Config { message } => Self::Config {
                 message: scrub(message),
             },
-            other @ (Self::Timeout { .. } | Self::Cancelled) => other,
+            Self::KeyUnavailable { provider, message } => Self::KeyUnavailable {
+                provider,
+                message: scrub(message),
+            },
+            other @ (Self::Timeout { .. } | Self::Cancelled | Self::MissingKey { .. }) => other,
         }
     }
 

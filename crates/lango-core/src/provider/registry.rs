@@ -63,7 +63,8 @@ pub fn from_settings(
     })?;
     let key = secrets
         .get(id)
-        .map_err(|e| ProviderError::Config {
+        .map_err(|e| ProviderError::KeyUnavailable {
+            provider: id.to_owned(),
             message: e.to_string(),
         })?
         .map(|(key, _)| key);
@@ -73,11 +74,9 @@ pub fn from_settings(
             ProviderType::OpenAi | ProviderType::Anthropic | ProviderType::Gemini
         )
     {
-        return Err(ProviderError::Config {
-            message: format!(
-                "no API key for provider {id:?}: store one with `lango config set-key {id}` or set {}",
-                env_var_name(id)
-            ),
+        return Err(ProviderError::MissingKey {
+            provider: id.to_owned(),
+            env_var: env_var_name(id),
         });
     }
     build(id, provider, key, http)
