@@ -177,6 +177,18 @@ pub enum SessionsCommand {
     },
     /// Print a conversation, compacted messages included.
     Show { key: String },
+    /// Search every conversation's messages and memory notes (the app's search: every word
+    /// must match, the last as a prefix), best matches first.
+    Search {
+        query: String,
+        /// Only this conversation.
+        #[arg(long, value_name = "KEY")]
+        session: Option<String>,
+        #[arg(long, default_value_t = 20)]
+        limit: u32,
+        #[arg(long, default_value_t = 0)]
+        offset: u32,
+    },
     /// Give a conversation a title.
     Rename { key: String, title: String },
     /// Pin a conversation to the top of the list (or unpin it).

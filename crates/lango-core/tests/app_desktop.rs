@@ -447,14 +447,19 @@ async fn search_finds_the_conversation_and_delete_removes_it() {
     let (_home, _fake, app) = app_with(Script::new([Turn::text(["Paris it is."])])).await;
     send(&app, "travel", "Where should I go for croissants?").await;
     app.rename_session("travel", "Trip planning").await.unwrap();
-    let hits = app.search("croiss", None, 10).await.unwrap();
+    let hits = app.search("croiss", None, 10, 0).await.unwrap().hits;
     assert_eq!(hits[0].session_key, "travel");
     assert_eq!(hits[0].session_title, "Trip planning");
     app.pin_session("travel", true).await.unwrap();
     assert!(app.list_sessions(10).await.unwrap()[0].pinned);
     app.delete_session("travel").await.unwrap();
     assert!(app.list_sessions(10).await.unwrap().is_empty());
-    assert!(app.search("croiss", None, 10).await.unwrap().is_empty());
+    assert!(app
+        .search("croiss", None, 10, 0)
+        .await
+        .unwrap()
+        .hits
+        .is_empty());
 }
 
 #[tokio::test]

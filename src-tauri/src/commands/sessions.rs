@@ -1,7 +1,7 @@
 //! The sessions sidebar and the message list.
 
 use lango_core::app::{AppError, ExportFormat, ExportResult, SessionSummary};
-use lango_core::store::{FindMatches, SearchHit, StoredMessage};
+use lango_core::store::{FindMatches, SearchResults, StoredMessage};
 use tauri::State;
 
 use crate::state::AppState;
@@ -48,11 +48,12 @@ pub async fn search(
     query: String,
     session_key: Option<String>,
     limit: u32,
-) -> Result<Vec<SearchHit>, AppError> {
+    offset: Option<u32>,
+) -> Result<SearchResults, AppError> {
     state
         .app()
         .await?
-        .search(&query, session_key.as_deref(), limit)
+        .search(&query, session_key.as_deref(), limit, offset.unwrap_or(0))
         .await
 }
 

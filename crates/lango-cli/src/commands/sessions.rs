@@ -1,7 +1,7 @@
-//! `lango sessions list|show|rename|pin|delete|export`.
+//! `lango sessions list|show|search|rename|pin|delete|export`.
 
 use lango_core::export;
-use lango_core::store::Store;
+use lango_core::store::{SearchHitKind, Store, StoreError};
 
 use super::Context;
 use crate::args::{ExportFormat, SessionsCommand};
@@ -15,11 +15,23 @@ pub async fn run(ctx: &Context, command: &SessionsCommand) -> Result<(), CliErro
         SessionsCommand::List { .. }
         | SessionsCommand::Show { .. }
         | SessionsCommand::Export { .. } => Store::open_app_for_reading(&ctx.paths).await?,
+        // Writes only to index messages still queued for search; a folder Lango cannot
+        // write is searched as it is (what is not indexed yet is counted).
+        SessionsCommand::Search { .. } => match Store::open_app(&ctx.paths).await {
+            Err(StoreError::ReadOnly { .. }) => Store::open_app_for_reading(&ctx.paths).await?,
+            other => other?,
+        },
         _ => Store::open_app(&ctx.paths).await?,
     };
     let result = match command {
         SessionsCommand::List { limit, offset } => list(ctx, &store, *limit, *offset).await,
         SessionsCommand::Show { key } => show(ctx, &store, key).await,
+        SessionsCommand::Search {
+            query,
+            session,
+            limit,
+            offset,
+        } => search(ctx, &store, query, session.as_deref(), *limit, *offset).await,
         SessionsCommand::Rename { key, title } => {
             store.rename_session(key, title).await?;
             outln!("renamed {key} to {title:?}");
@@ -68,6 +80,70 @@ async fn list(ctx: &Context, store: &Store, limit: u32, offset: u32) -> Result<(
             "{:<width$}  {:<16}  {pin}{title}",
             s.key,
             output::time(s.updated_at)
+        );
+    }
+    Ok(())
+}
+
+async fn search(
+    ctx: &Context,
+    store: &Store,
+    query: &str,
+    session: Option<&str>,
+    limit: u32,
+    offset: u32,
+) -> Result<(), CliError> {
+    // A one-shot command: the app's background indexing has no time to catch up here.
+    if store.unindexed_messages().await? > 0 {
+        if let Err(e) = store.index_pending_messages().await {
+            tracing::warn!(error = %e, "messages queued for search not indexed");
+        }
+    }
+    let results = store
+        .search_page(query, session, limit.clamp(1, 200), offset)
+        .await?;
+    if ctx.json {
+        return output::json(&results);
+    }
+    if results.hits.is_empty() {
+        outln!("No matches for {query:?}.");
+    }
+    for hit in &results.hits {
+        let what = match (hit.kind, hit.archived) {
+            (SearchHitKind::Message, false) => format!("#{}", hit.seq.unwrap_or_default()),
+            (SearchHitKind::Message, true) => {
+                format!("#{} (compacted)", hit.seq.unwrap_or_default())
+            }
+            (SearchHitKind::Observation, _) => "observation".to_owned(),
+            (SearchHitKind::Reflection, _) => "reflection".to_owned(),
+        };
+        let title = if hit.session_title.is_empty() {
+            "(untitled)"
+        } else {
+            hit.session_title.as_str()
+        };
+        outln!(
+            "{}  {}  {what}  {title}",
+            hit.session_key,
+            output::time(hit.at)
+        );
+        outln!("    {}", hit.snippet);
+    }
+    let shown = u64::from(offset) + results.hits.len() as u64;
+    let total = if results.total_is_lower_bound {
+        format!("at least {}", results.total)
+    } else {
+        results.total.to_string()
+    };
+    if results.more {
+        outln!("{shown} of {total} matches shown; more with --offset {shown}.");
+    } else if !results.hits.is_empty() {
+        outln!("{total} matches.");
+    }
+    if results.unindexed > 0 {
+        outln!(
+            "{} messages are not indexed yet and were not searched.",
+            results.unindexed
         );
     }
     Ok(())

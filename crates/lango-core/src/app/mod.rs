@@ -87,6 +87,7 @@ impl App {
     /// not an error here: the app starts and says what is wrong (`status().problem`).
     pub async fn open(paths: AppPaths) -> Result<Self, AppError> {
         let store = Store::open_app(&paths).await?;
+        store.start_background_indexing();
         // The keychain probe can block on D-Bus for seconds on broken desktops.
         let keychain = tokio::task::spawn_blocking(probe_keychain)
             .await

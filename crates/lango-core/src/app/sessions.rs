@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use super::dto::{ExportFormat, ExportResult, SessionSummary};
 use super::{App, AppError};
-use crate::store::{FindMatches, SearchHit, StoredMessage};
+use crate::store::{FindMatches, SearchResults, StoredMessage};
 
 /// Most messages one page may ask for (the list is virtualised and pages as it scrolls).
 const MAX_PAGE: u32 = 500;
@@ -58,17 +58,19 @@ impl App {
         }
     }
 
-    /// Full-text search across every conversation (or one), best matches first.
+    /// Full-text search across every conversation (or one), best matches first: `limit`
+    /// hits after the first `offset`, with the count of all (capped, see `SearchResults`).
     pub async fn search(
         &self,
         query: &str,
         session_key: Option<&str>,
         limit: u32,
-    ) -> Result<Vec<SearchHit>, AppError> {
+        offset: u32,
+    ) -> Result<SearchResults, AppError> {
         Ok(self
             .inner
             .store
-            .search(query, session_key, limit.clamp(1, 200))
+            .search_page(query, session_key, limit.clamp(1, 200), offset)
             .await?)
     }
 
@@ -82,6 +84,13 @@ impl App {
             }),
             other => Ok(other?),
         }
+    }
+
+    /// Indexes every message still queued for search (a batch at a time, so sends never wait
+    /// long): what a one-shot command does before searching, where the background indexing
+    /// has no time to catch up.
+    pub async fn index_for_search(&self) -> Result<u64, AppError> {
+        Ok(self.inner.store.index_pending_messages().await?)
     }
 
     /// Up to `limit` messages before `before_seq` (None = the newest), oldest first,

@@ -26,10 +26,12 @@ mod messages;
 mod migration_lock;
 mod models;
 mod open;
+mod plain_text;
 mod read_only;
 pub mod recovery;
 mod rewind;
 mod search;
+mod search_index;
 mod sessions;
 mod snippet;
 mod state;
@@ -52,8 +54,8 @@ pub use knowledge::{KnowledgeDoc, KnowledgeStats, MemoryState, PendingEmbedding}
 pub use memory_failures::MemoryFailure;
 pub use models::{
     HistoryTail, MessageKind, MessageStatus, NewMessage, Observation, Recorded, Reflection,
-    SearchHit, SearchHitKind, Session, StoredMessage, ToolCall, ToolCallMeta, ToolCallStatus,
-    ToolImage,
+    SearchHit, SearchHitKind, SearchResults, Session, StoredMessage, ToolCall, ToolCallMeta,
+    ToolCallStatus, ToolImage,
 };
 pub use open::MIGRATOR;
 pub use vectors::{Triple, VectorRow};
@@ -82,6 +84,8 @@ struct Inner {
     counter: Arc<dyn TokenCounter>,
     /// Opened read-only (`read_only.rs`): nothing to checkpoint at close.
     read_only: bool,
+    /// The background search indexing (`search_index`).
+    indexer: search_index::Indexer,
 }
 
 impl Store {
@@ -104,6 +108,7 @@ impl Store {
     /// is complete by itself (copies, backups). Readers close first: the last connection to
     /// close checkpoints, and a read-only one cannot.
     pub async fn close(&self) {
+        self.inner.indexer.stop();
         let _gate = self.inner.write_gate.lock().await;
         self.inner.hot_writer.close();
         self.inner.hot_reader.close();
@@ -136,11 +141,15 @@ impl Store {
         T: Send + 'static,
     {
         let _gate = self.inner.write_gate.lock().await;
-        self.inner
+        let done = self
+            .inner
             .hot_writer
             .run(statement)
             .await
-            .map_err(|e| error::classify_hot(e, &self.inner.path, &self.inner.backups_dir))
+            .map_err(|e| error::classify_hot(e, &self.inner.path, &self.inner.backups_dir));
+        // Appends and edits queue messages for the search index (migration 0005).
+        self.inner.indexer.wake();
+        done
     }
 
     /// Runs one read on the hot read connection (no gate: reads never wait for writers).

@@ -355,7 +355,26 @@ pub struct SearchHit {
     pub item_id: String,
     /// For messages: its seq (to scroll to it).
     pub seq: Option<i64>,
-    /// The matching text with matches wrapped in `[` `]`.
+    /// The matching text, plain (no Markdown) and on one line, with matches wrapped in
+    /// `[` `]`; the text's own brackets are shown as parentheses.
     pub snippet: String,
     pub archived: bool,
+    /// When the message (or note) was written, Unix milliseconds like every timestamp here.
+    pub at: i64,
+    /// The conversation's last activity (Unix milliseconds), for grouping hits by it.
+    pub session_updated_at: i64,
+}
+
+/// One page of a user's search, best matches first.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SearchResults {
+    pub hits: Vec<SearchHit>,
+    /// How many items match; counting stops at a cap (`total_is_lower_bound`).
+    pub total: u64,
+    pub total_is_lower_bound: bool,
+    /// Whether a page after this one has hits.
+    pub more: bool,
+    /// Messages still queued for the search index: not found yet (0 normally).
+    pub unindexed: u64,
 }

@@ -11,6 +11,7 @@ use sqlx::SqlitePool;
 
 use super::error::{classify, classify_hot, StoreError, StoreResult};
 use super::hot_path::{Access, HotConnection, HotError};
+use super::search_index;
 use super::{writable, Inner, Store};
 use crate::paths::AppPaths;
 use crate::tokens::{default_counter, TokenCounter};
@@ -94,6 +95,7 @@ impl Store {
                 backups_dir: backups_dir.to_path_buf(),
                 counter,
                 read_only: false,
+                indexer: search_index::Indexer::default(),
             }),
         })
     }

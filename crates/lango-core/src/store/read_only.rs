@@ -20,6 +20,7 @@ use sqlx::SqlitePool;
 use super::error::{classify, classify_hot, StoreError, StoreResult};
 use super::hot_path::{HotConnection, HotError};
 use super::open::MIGRATOR;
+use super::search_index;
 use super::{Inner, Store};
 use crate::paths::AppPaths;
 use crate::tokens::{default_counter, TokenCounter};
@@ -97,6 +98,7 @@ impl Store {
                 backups_dir: backups_dir.to_path_buf(),
                 counter,
                 read_only: true,
+                indexer: search_index::Indexer::default(),
             }),
         })
     }

@@ -1,22 +1,36 @@
-//! Full-text search (SQLite FTS5, BM25 ranking) across every session's messages — archived
-//! ones included — observations and reflections.
+//! The user's full-text search (SQLite FTS5) across every session's messages — archived
+//! ones included — observations and reflections, ranked by BM25 over a bounded candidate set.
+//!
+//! Why bounded: SQLite's `bm25()` first counts, for every query word, all the rows holding it
+//! (its IDF), and `ORDER BY rank` scores every match: a word in half of a million messages
+//! cost ~1 s. Here FTS5 only streams matches newest first (its native order, no ranking) and
+//! stops at [`RANK_WINDOW`] per table; those candidates are ranked in Rust with BM25 over
+//! their own text (`snippet::term_counts`), and only the page's hits get a snippet. A query
+//! with fewer matches than the window — every rare word, most multi-word queries — is ranked
+//! exactly; a common word ranks its newest matches. ARCHITECTURE.md, "The store", has the
+//! trade-off and the measurements.
 
 use sqlx::FromRow;
 
 use super::error::StoreResult;
-use super::models::{SearchHit, SearchHitKind};
+use super::models::{SearchHit, SearchHitKind, SearchResults};
+use super::plain_text::plain_text;
+use super::snippet::{fold, marked_snippet, term_counts, QueryTerms};
 use super::Store;
 
-#[derive(FromRow)]
-struct HitRow {
-    kind: String,
-    item_id: String,
-    session_key: String,
-    session_title: String,
-    seq: Option<i64>,
-    snippet: String,
-    archived: i64,
-}
+/// Most indexed words the word being typed expands into (shortest first).
+const MAX_EXPANSIONS: i64 = 128;
+
+/// Newest matches per table ranked by a search; also where counting stops
+/// (`SearchResults::total_is_lower_bound`). A page beyond it widens it.
+const RANK_WINDOW: u32 = 1000;
+
+/// Tokens per search snippet.
+const SNIPPET_TOKENS: usize = 16;
+
+/// BM25's usual constants (as FTS5's `bm25()`).
+const BM25_K1: f64 = 1.2;
+const BM25_B: f64 = 0.75;
 
 /// Turns what a user typed into an FTS5 query that cannot be a syntax error: every word is
 /// a quoted phrase (quotes doubled), all must match, and the last is a prefix so results
@@ -38,6 +52,21 @@ pub(crate) fn to_fts_query(input: &str) -> Option<String> {
     Some(query)
 }
 
+/// [`to_fts_query`] with the last word replaced by any of `words` (whole words): the word
+/// being typed, expanded (migration 0009 says why).
+fn to_fts_query_expanded(input: &str, words: &[String]) -> Option<String> {
+    let mut typed: Vec<&str> = input.split_whitespace().collect();
+    typed.pop()?;
+    let alternatives = to_fts_any_query(words)?;
+    // FTS5 implies AND only between phrases: before a group it must be written.
+    let mut parts: Vec<String> = typed
+        .iter()
+        .map(|w| format!("\"{}\"", w.replace('"', "\"\"")))
+        .collect();
+    parts.push(format!("({alternatives})"));
+    Some(parts.join(" AND "))
+}
+
 /// An FTS5 query matching ANY of the words (each quoted, so none is syntax); BM25 ranks
 /// items matching more and rarer words first. None when no word is left.
 pub(crate) fn to_fts_any_query(words: &[String]) -> Option<String> {
@@ -50,54 +79,92 @@ pub(crate) fn to_fts_any_query(words: &[String]) -> Option<String> {
     (!quoted.is_empty()).then(|| quoted.join(" OR "))
 }
 
-/// Indexes every queued message from wherever it lives now (a queued row may have been
-/// archived since; it is never in both tables at once).
-const INDEX_PENDING: &str = "
-INSERT INTO message_fts (rowid, text, session_id)
-    SELECT m.id, m.content, m.session_id FROM message_fts_pending p JOIN messages m ON m.id = p.id
-     WHERE m.content <> '' AND m.kind = 'message'
-    UNION ALL
-    SELECT a.id, a.content, a.session_id FROM message_fts_pending p JOIN archived_messages a ON a.id = p.id
-     WHERE a.content <> '' AND a.kind = 'message'";
-
-/// Queued rows that compaction has archived since change what a session's memory can
-/// retrieve once indexed: their sessions get a new memory version (migration 0004), so
-/// retrieval's statistics cached for the old one (`memory::knowledge_index`) are dropped.
-const VERSION_INDEXED_ARCHIVE: [&str; 2] = [
-    "UPDATE memory_clock SET value = value + 1
-      WHERE EXISTS (SELECT 1 FROM message_fts_pending p JOIN archived_messages a ON a.id = p.id)",
-    "UPDATE sessions SET memory_version = (SELECT value FROM memory_clock)
-      WHERE id IN (SELECT a.session_id FROM message_fts_pending p JOIN archived_messages a ON a.id = p.id)",
-];
-
 /// Restricts an FTS5 query to the `text` column: the indexes also hold the session id
 /// (migration 0006), which a number in the query must never match.
 pub(crate) fn text_only(fts: &str) -> String {
     format!("text : ({fts})")
 }
 
-const SEARCH: &str = "
-SELECT * FROM (
-    SELECT 'message' AS kind, CAST(f.rowid AS TEXT) AS item_id, s.key AS session_key, s.title AS session_title,
-           COALESCE(m.seq, a.seq) AS seq, snippet(message_fts, 0, '[', ']', '…', 12) AS snippet,
-           (a.id IS NOT NULL) AS archived, bm25(message_fts, 1.0, 0.0) AS rank
-    FROM message_fts f
-    JOIN sessions s ON s.id = f.session_id
-    LEFT JOIN messages m ON m.id = f.rowid
-    LEFT JOIN archived_messages a ON a.id = f.rowid
-    WHERE message_fts MATCH ?1 AND (?2 IS NULL OR s.key = ?2)
-      AND COALESCE(m.kind, a.kind) = 'message'
-    UNION ALL
-    SELECT 'observation', o.id, s.key, s.title, NULL, snippet(observation_fts, 0, '[', ']', '…', 12), 0,
-           bm25(observation_fts, 1.0, 0.0)
-    FROM observation_fts f JOIN observations o ON o.rowid = f.rowid JOIN sessions s ON s.id = o.session_id
-    WHERE observation_fts MATCH ?1 AND (?2 IS NULL OR s.key = ?2)
-    UNION ALL
-    SELECT 'reflection', r.id, s.key, s.title, NULL, snippet(reflection_fts, 0, '[', ']', '…', 12), 0,
-           bm25(reflection_fts, 1.0, 0.0)
-    FROM reflection_fts f JOIN reflections r ON r.rowid = f.rowid JOIN sessions s ON s.id = r.session_id
-    WHERE reflection_fts MATCH ?1 AND (?2 IS NULL OR s.key = ?2)
-) ORDER BY rank LIMIT ?3";
+/// The newest `?2` matches in each index, newest first, no ranking: of `?1` in the
+/// messages' (the typed word expanded), of `?3` in the notes' (small: a prefix is cheap).
+const CANDIDATES: &str = "
+SELECT 0 AS kind, rowid AS id FROM (
+    SELECT rowid FROM message_fts WHERE message_fts MATCH ?1 ORDER BY rowid DESC LIMIT ?2)
+UNION ALL
+SELECT 1, rowid FROM (
+    SELECT rowid FROM observation_fts WHERE observation_fts MATCH ?3 ORDER BY rowid DESC LIMIT ?2)
+UNION ALL
+SELECT 2, rowid FROM (
+    SELECT rowid FROM reflection_fts WHERE reflection_fts MATCH ?3 ORDER BY rowid DESC LIMIT ?2)";
+
+/// The indexed words starting with `?1`, shortest first (the word being typed is more
+/// likely short than long), at most `?2`.
+const EXPANSIONS: &str = "
+SELECT term FROM search_terms WHERE term >= ?1 AND term < ?1 || char(1114111)
+ ORDER BY length(term), term LIMIT ?2";
+
+/// The rows behind candidates (ids as JSON arrays: ?1 messages, ?2 observations, ?3
+/// reflections), with their text and session.
+const CANDIDATE_ROWS: &str = "
+SELECT 0 AS kind, m.id AS id, CAST(m.id AS TEXT) AS item_id, m.session_id, m.seq, m.content,
+       m.created_at, 0 AS archived
+  FROM messages m WHERE m.id IN (SELECT value FROM json_each(?1)) AND m.kind = 'message'
+UNION ALL
+SELECT 0, a.id, CAST(a.id AS TEXT), a.session_id, a.seq, a.content, a.created_at, 1
+  FROM archived_messages a WHERE a.id IN (SELECT value FROM json_each(?1)) AND a.kind = 'message'
+UNION ALL
+SELECT 1, o.rowid, o.id, o.session_id, NULL, o.content, o.created_at, 0
+  FROM observations o WHERE o.rowid IN (SELECT value FROM json_each(?2))
+UNION ALL
+SELECT 2, r.rowid, r.id, r.session_id, NULL, r.content, r.created_at, 0
+  FROM reflections r WHERE r.rowid IN (SELECT value FROM json_each(?3))";
+
+/// The sessions of a page's hits (ids as a JSON array).
+const HIT_SESSIONS: &str = "
+SELECT id, key, title, updated_at FROM sessions WHERE id IN (SELECT value FROM json_each(?1))";
+
+#[derive(FromRow)]
+struct CandidateRow {
+    kind: i64,
+    id: i64,
+    item_id: String,
+    session_id: i64,
+    seq: Option<i64>,
+    content: String,
+    created_at: i64,
+    archived: i64,
+}
+
+#[derive(FromRow)]
+struct SessionRow {
+    id: i64,
+    key: String,
+    title: String,
+    updated_at: i64,
+}
+
+/// One page of a search.
+#[derive(Debug, Clone, Copy)]
+struct Page {
+    limit: u32,
+    offset: u32,
+}
+
+/// What a user typed, as the terms ranking and snippets match: every word's tokens (as the
+/// index tokenizes them), the last token a prefix.
+fn query_terms(input: &str) -> QueryTerms {
+    let mut words: Vec<String> = input
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(fold)
+        .collect();
+    let prefix = words.pop();
+    QueryTerms { words, prefix }
+}
+
+fn json_ids(ids: &[i64]) -> String {
+    serde_json::to_string(ids).unwrap_or_else(|_| "[]".to_owned())
+}
 
 impl Store {
     /// Searches every session (or only `session_key`), best matches first. Every word must
@@ -108,10 +175,33 @@ impl Store {
         session_key: Option<&str>,
         limit: u32,
     ) -> StoreResult<Vec<SearchHit>> {
+        Ok(self.search_page(query, session_key, limit, 0).await?.hits)
+    }
+
+    /// One page of [`Store::search`]: `limit` hits after the first `offset`, with how many
+    /// match in all and whether more follow. Messages still queued for the index are indexed
+    /// first when few (`search_index.rs`), else counted in `unindexed`.
+    pub async fn search_page(
+        &self,
+        query: &str,
+        session_key: Option<&str>,
+        limit: u32,
+        offset: u32,
+    ) -> StoreResult<SearchResults> {
         let Some(fts) = to_fts_query(query) else {
-            return Ok(Vec::new());
+            return Ok(SearchResults::default());
         };
-        self.run_search(fts, session_key, limit).await
+        let page = Page { limit, offset };
+        let terms = query_terms(query);
+        // The last word is expanded when it is one token (as the index splits words).
+        let typed = query.split_whitespace().last().unwrap_or_default();
+        let expand = match &terms.prefix {
+            Some(prefix) if typed.chars().all(char::is_alphanumeric) => {
+                Some((query, prefix.clone()))
+            }
+            _ => None,
+        };
+        self.run_search(fts, terms, session_key, page, expand).await
     }
 
     /// Items matching ANY of `words`, best first, in one query (knowledge retrieval: a
@@ -125,73 +215,193 @@ impl Store {
         let Some(fts) = to_fts_any_query(words) else {
             return Ok(Vec::new());
         };
-        self.run_search(fts, session_key, limit).await
-    }
-
-    /// Indexes the messages queued for search since the last call (appends and edits queue
-    /// them instead of indexing, see migration 0005) in one transaction. The user's searches
-    /// call this first, so they always see every message; knowledge retrieval relies on the
-    /// memory cycle calling it after each turn (see [`Store::knowledge_matches`]). Returns how many
-    /// were queued; 0 costs one read.
-    pub async fn index_pending_messages(&self) -> StoreResult<u64> {
-        let queued: bool = sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM message_fts_pending)")
-            .fetch_one(self.reader())
-            .await
-            .map_err(|e| self.err(e))?;
-        if !queued {
-            return Ok(0);
-        }
-        let mut tx = self.begin_write().await?;
-        sqlx::query(INDEX_PENDING)
-            .execute(&mut *tx)
-            .await
-            .map_err(|e| self.err(e))?;
-        for statement in VERSION_INDEXED_ARCHIVE {
-            sqlx::query(statement)
-                .execute(&mut *tx)
-                .await
-                .map_err(|e| self.err(e))?;
-        }
-        let done = sqlx::query("DELETE FROM message_fts_pending")
-            .execute(&mut *tx)
-            .await
-            .map_err(|e| self.err(e))?;
-        tx.commit().await.map_err(|e| self.err(e))?;
-        Ok(done.rows_affected())
+        let terms = QueryTerms {
+            words: words.iter().map(|w| fold(w.trim())).collect(),
+            prefix: None,
+        };
+        let page = Page { limit, offset: 0 };
+        Ok(self
+            .run_search(fts, terms, session_key, page, None)
+            .await?
+            .hits)
     }
 
     async fn run_search(
         &self,
         fts: String,
+        terms: QueryTerms,
         session_key: Option<&str>,
-        limit: u32,
-    ) -> StoreResult<Vec<SearchHit>> {
-        self.index_pending_messages().await?;
-        let rows: Vec<HitRow> = sqlx::query_as(SEARCH)
-            .bind(text_only(&fts))
-            .bind(session_key)
-            .bind(i64::from(limit))
+        page: Page,
+        expand: Option<(&str, String)>,
+    ) -> StoreResult<SearchResults> {
+        let unindexed = self.index_small_remainder().await?;
+        let mut message_fts = fts.clone();
+        if let Some((input, prefix)) = expand {
+            let words: Vec<String> = sqlx::query_scalar(EXPANSIONS)
+                .bind(prefix)
+                .bind(MAX_EXPANSIONS)
+                .fetch_all(self.reader())
+                .await
+                .map_err(|e| self.err(e))?;
+            if let Some(expanded) = to_fts_query_expanded(input, &words) {
+                message_fts = expanded;
+            }
+        }
+        let mut query = text_only(&fts);
+        let mut message_query = text_only(&message_fts);
+        if let Some(key) = session_key {
+            let id: Option<i64> = sqlx::query_scalar("SELECT id FROM sessions WHERE key = ?")
+                .bind(key)
+                .fetch_optional(self.reader())
+                .await
+                .map_err(|e| self.err(e))?;
+            let Some(id) = id else {
+                return Ok(SearchResults {
+                    unindexed,
+                    ..SearchResults::default()
+                });
+            };
+            // The session is part of the match (migration 0006): only its rows are read.
+            let session = format!(" AND session_id : \"{id}\"");
+            query.push_str(&session);
+            message_query.push_str(&session);
+        }
+        let window = RANK_WINDOW.max(page.offset.saturating_add(page.limit));
+        let candidates: Vec<(i64, i64)> = sqlx::query_as(CANDIDATES)
+            .bind(&message_query)
+            .bind(i64::from(window))
+            .bind(&query)
             .fetch_all(self.reader())
             .await
             .map_err(|e| self.err(e))?;
+        let of_kind = |kind: i64| -> Vec<i64> {
+            candidates
+                .iter()
+                .filter(|(k, _)| *k == kind)
+                .map(|(_, id)| *id)
+                .collect()
+        };
+        let (messages, observations, reflections) = (of_kind(0), of_kind(1), of_kind(2));
+        let full = [&messages, &observations, &reflections]
+            .iter()
+            .any(|ids| ids.len() >= window as usize);
+        let rows: Vec<CandidateRow> = sqlx::query_as(CANDIDATE_ROWS)
+            .bind(json_ids(&messages))
+            .bind(json_ids(&observations))
+            .bind(json_ids(&reflections))
+            .fetch_all(self.reader())
+            .await
+            .map_err(|e| self.err(e))?;
+        let ranked = rank(rows, &terms);
+        let total = ranked.len() as u64;
+        let start = (page.offset as usize).min(ranked.len());
+        let end = start.saturating_add(page.limit as usize).min(ranked.len());
+        let more = end < ranked.len() || full;
+        let page_rows: Vec<CandidateRow> =
+            ranked.into_iter().skip(start).take(end - start).collect();
+        let hits = self.page_hits(page_rows, &terms).await?;
+        Ok(SearchResults {
+            hits,
+            total,
+            total_is_lower_bound: full,
+            more,
+            unindexed,
+        })
+    }
+
+    /// The page's rows as hits: their sessions, and a plain snippet each.
+    async fn page_hits(
+        &self,
+        rows: Vec<CandidateRow>,
+        terms: &QueryTerms,
+    ) -> StoreResult<Vec<SearchHit>> {
+        let mut session_ids: Vec<i64> = rows.iter().map(|r| r.session_id).collect();
+        session_ids.sort_unstable();
+        session_ids.dedup();
+        let sessions: Vec<SessionRow> = sqlx::query_as(HIT_SESSIONS)
+            .bind(json_ids(&session_ids))
+            .fetch_all(self.reader())
+            .await
+            .map_err(|e| self.err(e))?;
+        const KINDS: [SearchHitKind; 3] = [
+            SearchHitKind::Message,
+            SearchHitKind::Observation,
+            SearchHitKind::Reflection,
+        ];
         Ok(rows
             .into_iter()
-            .map(|r| SearchHit {
-                session_key: r.session_key,
-                session_title: r.session_title,
-                kind: SearchHitKind::from_name(&r.kind).unwrap_or(SearchHitKind::Message),
-                item_id: r.item_id,
-                seq: r.seq,
-                snippet: r.snippet,
-                archived: r.archived != 0,
+            .filter_map(|r| {
+                let session = sessions.iter().find(|s| s.id == r.session_id)?;
+                let kind = *KINDS.get(usize::try_from(r.kind).ok()?)?;
+                Some(SearchHit {
+                    session_key: session.key.clone(),
+                    session_title: session.title.clone(),
+                    kind,
+                    item_id: r.item_id,
+                    seq: r.seq,
+                    snippet: marked_snippet(&plain_text(&r.content), terms, SNIPPET_TOKENS),
+                    archived: r.archived != 0,
+                    at: r.created_at,
+                    session_updated_at: session.updated_at,
+                })
             })
             .collect())
     }
 }
 
+/// The candidates best first: BM25 over the candidates' own text (term frequencies, text
+/// lengths, and a term's rarity among the candidates), the newest first among equals.
+fn rank(rows: Vec<CandidateRow>, terms: &QueryTerms) -> Vec<CandidateRow> {
+    let counted: Vec<(Vec<u32>, usize)> = rows
+        .iter()
+        .map(|r| term_counts(&r.content, terms))
+        .collect();
+    let n = counted.len().max(1) as f64;
+    let avg_len = counted.iter().map(|(_, len)| *len as f64).sum::<f64>() / n;
+    let idf: Vec<f64> = (0..terms.len())
+        .map(|t| {
+            let df = counted.iter().filter(|(c, _)| c[t] > 0).count() as f64;
+            (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
+        })
+        .collect();
+    let mut scored: Vec<(f64, CandidateRow)> = rows
+        .into_iter()
+        .zip(&counted)
+        .map(|(row, (counts, len))| {
+            let norm = BM25_K1 * (1.0 - BM25_B + BM25_B * *len as f64 / avg_len.max(1.0));
+            let score = counts
+                .iter()
+                .zip(&idf)
+                .map(|(&tf, idf)| {
+                    let tf = f64::from(tf);
+                    idf * tf * (BM25_K1 + 1.0) / (tf + norm)
+                })
+                .sum::<f64>();
+            (score, row)
+        })
+        .collect();
+    scored.sort_by(|(a, ra), (b, rb)| {
+        b.total_cmp(a)
+            .then(rb.created_at.cmp(&ra.created_at))
+            .then(ra.kind.cmp(&rb.kind))
+            .then(rb.id.cmp(&ra.id))
+    });
+    scored.into_iter().map(|(_, row)| row).collect()
+}
+
 #[cfg(test)]
 mod tests {
-    use super::to_fts_query;
+    use super::{to_fts_query, to_fts_query_expanded};
+
+    #[test]
+    fn the_word_being_typed_becomes_any_of_its_indexed_words() {
+        let words = ["project".to_owned(), "projects".to_owned()];
+        assert_eq!(
+            to_fts_query_expanded("the \"big\" proj", &words).as_deref(),
+            Some("\"the\" AND \"\"\"big\"\"\" AND (\"project\" OR \"projects\")")
+        );
+        assert_eq!(to_fts_query_expanded("proj", &[]), None);
+    }
 
     #[test]
     fn user_input_becomes_a_safe_prefix_query() {

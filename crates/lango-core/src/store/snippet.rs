@@ -48,13 +48,18 @@ fn word_index(token: &str, words: &[String]) -> Option<usize> {
 /// Splits like FTS5's `unicode61` tokenizer (runs of letters and digits) and compares with
 /// `words` (folded) ignoring case and diacritics.
 fn tokens(text: &str, words: &[String]) -> Vec<Token> {
+    tokens_matching(text, &|t| word_index(t, words))
+}
+
+/// [`tokens`] with any matcher: which query word (by index) a token is.
+fn tokens_matching(text: &str, matcher: &dyn Fn(&str) -> Option<usize>) -> Vec<Token> {
     let mut out = Vec::new();
     let mut start = None;
     let push = |s: usize, e: usize, out: &mut Vec<Token>| {
         out.push(Token {
             start: s,
             end: e,
-            word: word_index(&text[s..e], words),
+            word: matcher(&text[s..e]),
         });
     };
     for (i, c) in text.char_indices() {
@@ -111,9 +116,67 @@ fn snippet(text: &str, words: &[String], n: usize) -> String {
     cut(text, words, n, true)
 }
 
+/// The words of `text` as the search index holds them (folded), into `words`.
+pub(crate) fn index_words(text: &str, words: &mut std::collections::HashSet<String>) {
+    for t in tokens_matching(text, &|_| None) {
+        words.insert(fold(&text[t.start..t.end]));
+    }
+}
+
+/// What a user's search matches in a text, for ranking and snippets in Rust: whole `words`
+/// (folded, see [`fold`]) and tokens starting with `prefix` (folded; the word being typed).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct QueryTerms {
+    pub words: Vec<String>,
+    pub prefix: Option<String>,
+}
+
+impl QueryTerms {
+    /// How many terms: the words, and the prefix as one more.
+    pub fn len(&self) -> usize {
+        self.words.len() + usize::from(self.prefix.is_some())
+    }
+
+    /// Which term `token` is (the prefix is term `words.len()`).
+    fn term_of(&self, token: &str) -> Option<usize> {
+        word_index(token, &self.words).or_else(|| {
+            let prefix = self.prefix.as_deref()?;
+            let matches = if token.is_ascii() {
+                token.len() >= prefix.len() && token[..prefix.len()].eq_ignore_ascii_case(prefix)
+            } else {
+                fold(token).starts_with(prefix)
+            };
+            matches.then_some(self.words.len())
+        })
+    }
+}
+
+/// How often each term of `terms` occurs in `text`, and how many tokens `text` has.
+pub(crate) fn term_counts(text: &str, terms: &QueryTerms) -> (Vec<u32>, usize) {
+    let mut counts = vec![0u32; terms.len()];
+    let tokens = tokens_matching(text, &|t| terms.term_of(t));
+    for t in &tokens {
+        if let Some(w) = t.word {
+            counts[w] += 1;
+        }
+    }
+    (counts, tokens.len())
+}
+
+/// The best window of `n` tokens of `text` with the matches of `terms` in `[` `]`. `text`
+/// must hold no brackets of its own (`plain_text` turns them into parentheses), so every
+/// `[` `]` is a marker.
+pub(crate) fn marked_snippet(text: &str, terms: &QueryTerms, n: usize) -> String {
+    cut_tokens(text, tokens_matching(text, &|t| terms.term_of(t)), n, true)
+}
+
 /// The window with the most distinct words; `marks` wraps the matches in `[` `]`.
 fn cut(text: &str, words: &[String], n: usize, marks: bool) -> String {
-    let tokens = tokens(text, words);
+    cut_tokens(text, tokens(text, words), n, marks)
+}
+
+/// [`cut`] over tokens already matched.
+fn cut_tokens(text: &str, tokens: Vec<Token>, n: usize, marks: bool) -> String {
     let n = n.max(1);
     let start = if tokens.len() <= n {
         0
@@ -221,6 +284,27 @@ mod tests {
             "no markers added, the text's own kept"
         );
         assert_eq!(snippet("I like Café.", &w, 12), "I like [Café].");
+    }
+
+    #[test]
+    fn the_word_being_typed_is_marked_as_a_prefix() {
+        let terms = |ws: &[&str], prefix: &str| QueryTerms {
+            words: words(ws),
+            prefix: Some(prefix.to_owned()),
+        };
+        let borr = terms(&["the"], "borr");
+        assert_eq!(
+            marked_snippet("Borrowing from the borrow checker", &borr, 12),
+            "[Borrowing] from [the] [borrow] checker"
+        );
+        assert_eq!(
+            term_counts("Borrowing from the borrow checker", &borr),
+            (vec![1, 2], 5)
+        );
+        assert_eq!(
+            marked_snippet("Ünïcode words", &terms(&[], "uni"), 12),
+            "[Ünïcode] words"
+        );
     }
 
     #[test]

@@ -7,6 +7,7 @@ mod memory;
 mod messages;
 mod open;
 mod search;
+mod search_results;
 mod sessions;
 mod status;
 

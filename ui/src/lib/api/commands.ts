@@ -22,7 +22,7 @@ import type {
   ModelEntry,
   Restored,
   Salvaged,
-  SearchHit,
+  SearchResults,
   SessionSummary,
   SettingsDocument,
   SettingsView,
@@ -70,8 +70,8 @@ export const renameSession = (key: string, title: string) =>
   call<void>('rename_session', { key, title });
 export const pinSession = (key: string, pinned: boolean) => call<void>('pin_session', { key, pinned });
 export const deleteSession = (key: string) => call<void>('delete_session', { key });
-export const search = (query: string, sessionKey: string | null = null, limit = 50) =>
-  call<SearchHit[]>('search', { query, sessionKey, limit });
+export const search = (query: string, sessionKey: string | null = null, limit = 50, offset = 0) =>
+  call<SearchResults>('search', { query, sessionKey, limit, offset });
 export const pageMessages = (key: string, beforeSeq: number | null, limit = 100) =>
   call<StoredMessage[]>('page_messages', { key, beforeSeq, limit });
 export const exportSession = (key: string, format: ExportFormat) =>

@@ -125,9 +125,28 @@ export interface SearchHit {
   kind: SearchHitKind;
   itemId: string;
   seq: number | null;
-  /** Matching text; matches wrapped in `[` `]`. Plain text, never HTML. */
+  /**
+   * Matching text, plain (no Markdown) and on one line; matches wrapped in `[` `]` (the
+   * text's own brackets arrive as parentheses). Plain text, never HTML.
+   */
   snippet: string;
   archived: boolean;
+  /** When the message or note was written (Unix ms). */
+  at: number;
+  /** The conversation's last activity (Unix ms), for grouping hits by conversation. */
+  sessionUpdatedAt: number;
+}
+
+/** One page of a search, best matches first. */
+export interface SearchResults {
+  hits: SearchHit[];
+  /** How many match; counting stops at a cap (`totalIsLowerBound`: "at least"). */
+  total: number;
+  totalIsLowerBound: boolean;
+  /** Whether a next page (offset + hits.length) has hits. */
+  more: boolean;
+  /** Messages still queued for the search index, not searched yet (0 normally). */
+  unindexed: number;
 }
 
 /** The chat's Find: which messages of the open conversation contain the text. */

@@ -1,0 +1,257 @@
+//! Indexing queued messages for search, in small batches, in the background.
+//!
+//! Appends and edits only queue a message (`message_fts_pending`, migration 0005): indexing
+//! it in the append's transaction cost most of the append. The queue is indexed here a batch
+//! per write transaction, each batch sized to hold the writer ~[`BATCH_TARGET`] (a send
+//! waiting behind it waits at most that long), the write gate released between batches. The
+//! app starts the background task ([`Store::start_background_indexing`]): woken by every
+//! append or edit, it waits [`GATHER_DELAY`] for a burst (a streamed reply, an import) to
+//! gather and indexes the queue. A search indexes a small remainder itself first and
+//! reports a large one as `unindexed` ([`Store::index_small_remainder`]).
+
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use tokio::sync::Notify;
+use tokio_util::sync::CancellationToken;
+
+use super::error::StoreResult;
+use super::snippet::index_words;
+use super::Store;
+
+/// How long one batch should hold the writer.
+const BATCH_TARGET: Duration = Duration::from_millis(25);
+/// Rows in the first batch; later ones are sized from how long the last took.
+const FIRST_BATCH: i64 = 256;
+const MIN_BATCH: i64 = 32;
+const MAX_BATCH: i64 = 8192;
+/// How long the background task lets queued messages gather before indexing them.
+const GATHER_DELAY: Duration = Duration::from_millis(250);
+/// A queue up to this long is indexed by a search before it runs (a few batches).
+const SMALL_REMAINDER: i64 = 2000;
+
+/// Indexes the queued messages with ids up to `?1` from wherever each lives now (a queued row
+/// may have been archived since; it is never in both tables at once).
+const INDEX_QUEUED: &str = "
+INSERT INTO message_fts (rowid, text, session_id)
+    SELECT m.id, m.content, m.session_id FROM message_fts_pending p JOIN messages m ON m.id = p.id
+     WHERE p.id <= ?1 AND m.content <> '' AND m.kind = 'message'
+    UNION ALL
+    SELECT a.id, a.content, a.session_id FROM message_fts_pending p JOIN archived_messages a ON a.id = p.id
+     WHERE p.id <= ?1 AND a.content <> '' AND a.kind = 'message'";
+
+/// The text of the queued messages with ids up to `?1` (for [`QUEUED_TERMS`]).
+const QUEUED_TEXTS: &str = "
+SELECT m.content FROM message_fts_pending p JOIN messages m ON m.id = p.id
+ WHERE p.id <= ?1 AND m.content <> '' AND m.kind = 'message'
+UNION ALL
+SELECT a.content FROM message_fts_pending p JOIN archived_messages a ON a.id = p.id
+ WHERE p.id <= ?1 AND a.content <> '' AND a.kind = 'message'";
+
+/// Adds the words of a batch (a JSON array) to the words a search can expand the word being
+/// typed into (migration 0009).
+const QUEUED_TERMS: &str =
+    "INSERT OR IGNORE INTO search_terms (term) SELECT value FROM json_each(?1)";
+
+/// Queued rows that compaction has archived since change what a session's memory can
+/// retrieve once indexed: their sessions get a new memory version (migration 0004), so
+/// retrieval's statistics cached for the old one (`memory::knowledge_index`) are dropped.
+const VERSION_INDEXED_ARCHIVE: [&str; 2] = [
+    "UPDATE memory_clock SET value = value + 1
+      WHERE EXISTS (SELECT 1 FROM message_fts_pending p JOIN archived_messages a ON a.id = p.id
+                     WHERE p.id <= ?1)",
+    "UPDATE sessions SET memory_version = (SELECT value FROM memory_clock)
+      WHERE id IN (SELECT a.session_id FROM message_fts_pending p
+                     JOIN archived_messages a ON a.id = p.id WHERE p.id <= ?1)",
+];
+
+/// The background task's wake-up and stop signals.
+#[derive(Debug, Default)]
+pub(crate) struct Indexer {
+    wake: Arc<Notify>,
+    stop: CancellationToken,
+}
+
+impl Indexer {
+    /// Something was queued: the task (if started) indexes it soon.
+    pub(crate) fn wake(&self) {
+        self.wake.notify_one();
+    }
+
+    /// Ends the task after the batch in progress (the store is closing).
+    pub(crate) fn stop(&self) {
+        self.stop.cancel();
+    }
+}
+
+impl Store {
+    /// Indexes every queued message (appends and edits queue them, see migration 0005), a
+    /// batch per transaction so no write waits long behind it. The memory cycle calls this
+    /// after each turn (knowledge retrieval reads the index, see
+    /// [`Store::knowledge_matches`]); one-shot commands call it before searching. Returns how
+    /// many were indexed; 0 costs one read.
+    pub async fn index_pending_messages(&self) -> StoreResult<u64> {
+        self.index_queue(None).await
+    }
+
+    /// [`Store::index_pending_messages`], ending between batches once `stop` is cancelled.
+    async fn index_queue(&self, stop: Option<&CancellationToken>) -> StoreResult<u64> {
+        let queued: bool = sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM message_fts_pending)")
+            .fetch_one(self.reader())
+            .await
+            .map_err(|e| self.err(e))?;
+        if !queued {
+            return Ok(0);
+        }
+        let mut done = 0;
+        let mut rows = FIRST_BATCH;
+        loop {
+            if stop.is_some_and(CancellationToken::is_cancelled) {
+                return Ok(done);
+            }
+            let started = Instant::now();
+            let n = self.index_batch(rows).await?;
+            if n == 0 {
+                return Ok(done);
+            }
+            done += n;
+            rows = next_batch(rows, started.elapsed());
+            // Lets a write that queued for the gate meanwhile go first.
+            tokio::task::yield_now().await;
+        }
+    }
+
+    /// How many messages are queued for the search index.
+    pub async fn unindexed_messages(&self) -> StoreResult<u64> {
+        let n: i64 = sqlx::query_scalar("SELECT count(*) FROM message_fts_pending")
+            .fetch_one(self.reader())
+            .await
+            .map_err(|e| self.err(e))?;
+        Ok(n.max(0) as u64)
+    }
+
+    /// Before a search: indexes the queue when it is short, so the search sees every message;
+    /// returns how many are still queued (a long queue — an import, a database from before
+    /// the background indexing — is left to the background task and reported).
+    pub(crate) async fn index_small_remainder(&self) -> StoreResult<u64> {
+        let queued: i64 =
+            sqlx::query_scalar("SELECT count(*) FROM (SELECT 1 FROM message_fts_pending LIMIT ?)")
+                .bind(SMALL_REMAINDER + 1)
+                .fetch_one(self.reader())
+                .await
+                .map_err(|e| self.err(e))?;
+        if queued == 0 {
+            return Ok(0);
+        }
+        if queued <= SMALL_REMAINDER && !self.inner.read_only {
+            self.index_pending_messages().await?;
+            return Ok(0);
+        }
+        self.unindexed_messages().await
+    }
+
+    /// Indexes the `rows` oldest queued messages in one write transaction; how many it took
+    /// off the queue.
+    async fn index_batch(&self, rows: i64) -> StoreResult<u64> {
+        let mut tx = self.begin_write().await?;
+        let last: Option<i64> = sqlx::query_scalar(
+            "SELECT max(id) FROM (SELECT id FROM message_fts_pending ORDER BY id LIMIT ?)",
+        )
+        .bind(rows)
+        .fetch_one(&mut *tx)
+        .await
+        .map_err(|e| self.err(e))?;
+        let Some(last) = last else {
+            return Ok(0); // the transaction rolls back: nothing was written
+        };
+        sqlx::query(INDEX_QUEUED)
+            .bind(last)
+            .execute(&mut *tx)
+            .await
+            .map_err(|e| self.err(e))?;
+        let texts: Vec<String> = sqlx::query_scalar(QUEUED_TEXTS)
+            .bind(last)
+            .fetch_all(&mut *tx)
+            .await
+            .map_err(|e| self.err(e))?;
+        let mut words = HashSet::new();
+        for text in &texts {
+            index_words(text, &mut words);
+        }
+        let words: Vec<String> = words.into_iter().collect();
+        sqlx::query(QUEUED_TERMS)
+            .bind(serde_json::to_string(&words).unwrap_or_else(|_| "[]".to_owned()))
+            .execute(&mut *tx)
+            .await
+            .map_err(|e| self.err(e))?;
+        for statement in VERSION_INDEXED_ARCHIVE {
+            sqlx::query(statement)
+                .bind(last)
+                .execute(&mut *tx)
+                .await
+                .map_err(|e| self.err(e))?;
+        }
+        let done = sqlx::query("DELETE FROM message_fts_pending WHERE id <= ?")
+            .bind(last)
+            .execute(&mut *tx)
+            .await
+            .map_err(|e| self.err(e))?;
+        tx.commit().await.map_err(|e| self.err(e))?;
+        Ok(done.rows_affected())
+    }
+
+    /// Starts indexing queued messages in the background (the app calls this once after
+    /// opening the store): now, then after every append or edit. Stopped by
+    /// [`Store::close`]. A read-only store has nothing to index.
+    pub fn start_background_indexing(&self) {
+        if self.inner.read_only {
+            return;
+        }
+        let wake = self.inner.indexer.wake.clone();
+        let stop = self.inner.indexer.stop.clone();
+        // A weak handle: the task must not keep a dropped store open.
+        let store = Arc::downgrade(&self.inner);
+        wake.notify_one(); // what earlier runs left queued
+        tokio::spawn(async move {
+            loop {
+                tokio::select! {
+                    () = stop.cancelled() => return,
+                    () = wake.notified() => {}
+                }
+                tokio::select! {
+                    () = stop.cancelled() => return,
+                    () = tokio::time::sleep(GATHER_DELAY) => {}
+                }
+                let Some(inner) = store.upgrade() else { return };
+                let store_now = Store { inner };
+                if let Err(e) = store_now.index_queue(Some(&stop)).await {
+                    if !stop.is_cancelled() {
+                        tracing::warn!(error = %e, "background search indexing failed; retried at the next message");
+                    }
+                }
+            }
+        });
+    }
+}
+
+/// The next batch's rows: sized so it takes about [`BATCH_TARGET`] at the last one's pace.
+fn next_batch(rows: i64, took: Duration) -> i64 {
+    let took = took.as_secs_f64().max(1e-4);
+    let scaled = rows as f64 * BATCH_TARGET.as_secs_f64() / took;
+    // At most doubling per batch, so one fast batch never makes the next one huge.
+    (scaled as i64).clamp(MIN_BATCH, (rows * 2).min(MAX_BATCH))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn batches_grow_slowly_and_shrink_when_slow() {
+        assert_eq!(next_batch(256, Duration::from_millis(1)), 512);
+        assert_eq!(next_batch(8192, Duration::from_millis(1)), MAX_BATCH);
+        assert_eq!(next_batch(1000, Duration::from_millis(100)), 250);
+        assert_eq!(next_batch(64, Duration::from_secs(10)), MIN_BATCH);
+    }
+}

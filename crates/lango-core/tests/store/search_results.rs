@@ -1,0 +1,226 @@
+//! The user's search at scale: ranking over a bounded candidate set, pages and counts,
+//! plain snippets with dates, and indexing in batches and in the background.
+
+use std::str::FromStr;
+use std::time::Duration;
+
+use lango_core::store::{NewMessage, SearchHitKind, Store};
+use sqlx::sqlite::{SqliteConnectOptions, SqlitePoolOptions};
+
+use crate::temp_store;
+
+/// Queues `rows` messages mentioning `word` in session `key` in one SQL statement, as
+/// another process or an import would leave them (appends through the API would take long).
+async fn queue_rows(store: &Store, key: &str, rows: i64, word: &str) {
+    store.create_session(key, "").await.unwrap();
+    let opts = SqliteConnectOptions::from_str("sqlite:")
+        .unwrap()
+        .filename(store.path());
+    let pool = SqlitePoolOptions::new()
+        .max_connections(1)
+        .connect_with(opts)
+        .await
+        .unwrap();
+    sqlx::query(
+        "WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < ?2)
+         INSERT INTO messages (session_id, seq, role, content, created_at)
+         SELECT (SELECT id FROM sessions WHERE key = ?1), x, 'user',
+                'message ' || x || ' about the ' || ?3 || ' and what to do next', x FROM n",
+    )
+    .bind(key)
+    .bind(rows)
+    .bind(word)
+    .execute(&pool)
+    .await
+    .unwrap();
+    sqlx::query("UPDATE sessions SET next_seq = ?1 + 1 WHERE key = ?2")
+        .bind(rows)
+        .bind(key)
+        .execute(&pool)
+        .await
+        .unwrap();
+    pool.close().await;
+}
+
+#[tokio::test]
+async fn the_best_match_comes_first_even_when_older_than_every_other_match() {
+    let (_d, store) = temp_store().await;
+    store.create_session("s", "").await.unwrap();
+    store
+        .append_message("s", NewMessage::new("user", "Quokka, quokka: the quokka."))
+        .await
+        .unwrap();
+    for i in 0..30 {
+        let text = format!(
+            "Message {i} says a lot about travel plans, budgets, trains and tickets, \
+             and mentions a quokka once among many other words about the trip."
+        );
+        store
+            .append_message("s", NewMessage::new("assistant", text))
+            .await
+            .unwrap();
+    }
+    let results = store.search_page("quokka", None, 5, 0).await.unwrap();
+    assert_eq!(results.hits[0].seq, Some(1), "{:?}", results.hits[0]);
+    assert_eq!(results.total, 31);
+    assert!(!results.total_is_lower_bound && results.more);
+}
+
+#[tokio::test]
+async fn pages_follow_one_another_without_repeats_and_the_count_is_capped() {
+    let (_d, store) = temp_store().await;
+    queue_rows(&store, "many", 1_500, "wombat").await;
+    store.index_pending_messages().await.unwrap();
+
+    let mut seen = std::collections::HashSet::new();
+    for offset in [0, 50, 100] {
+        let page = store.search_page("wombat", None, 50, offset).await.unwrap();
+        assert_eq!(page.hits.len(), 50);
+        assert!(page.more);
+        // More matches than are ranked: the count says "at least".
+        assert!(
+            page.total_is_lower_bound && page.total >= 1_000,
+            "{}",
+            page.total
+        );
+        for hit in page.hits {
+            assert!(seen.insert(hit.item_id), "a hit came twice");
+        }
+    }
+
+    store.create_session("few", "").await.unwrap();
+    for i in 0..60 {
+        store
+            .append_message("few", NewMessage::new("user", format!("numbat {i}")))
+            .await
+            .unwrap();
+    }
+    let last = store.search_page("numbat", None, 50, 50).await.unwrap();
+    assert_eq!((last.hits.len(), last.total, last.more), (10, 60, false));
+    assert!(!last.total_is_lower_bound);
+}
+
+#[tokio::test]
+async fn snippets_are_plain_words_with_brackets_only_around_matches() {
+    let (_d, store) = temp_store().await;
+    store.create_session("s", "Notes").await.unwrap();
+    let stored = store
+        .append_message(
+            "s",
+            NewMessage::new(
+                "assistant",
+                "## Plan\n\nThe **Quokka** lives in [Rottnest](https://example.com); \
+                 `quokkas` smile. - [x] done",
+            ),
+        )
+        .await
+        .unwrap();
+    let hits = store.search_page("quokk", None, 5, 0).await.unwrap().hits;
+    let snippet = &hits[0].snippet;
+    assert_eq!(
+        snippet,
+        "Plan The [Quokka] lives in Rottnest; [quokkas] smile. - (x) done"
+    );
+    assert_eq!(hits[0].at, stored.created_at);
+    let session = store.get_session("s").await.unwrap();
+    assert_eq!(hits[0].session_updated_at, session.updated_at);
+}
+
+#[tokio::test]
+async fn the_word_being_typed_matches_the_words_it_begins_in_messages_and_notes() {
+    let (_d, store) = temp_store().await;
+    store.create_session("s", "").await.unwrap();
+    for text in ["a project plan", "two projects", "a projector", "prose"] {
+        store
+            .append_message("s", NewMessage::new("user", text))
+            .await
+            .unwrap();
+    }
+    crate::memory::save_obs(&store, "s", "The user is projecting slides").await;
+    let hits = store.search_page("proj", None, 10, 0).await.unwrap().hits;
+    let mut snippets: Vec<&str> = hits.iter().map(|h| h.snippet.as_str()).collect();
+    snippets.sort_unstable();
+    assert_eq!(
+        snippets,
+        [
+            "The user is [projecting] slides",
+            "a [project] plan",
+            "a [projector]",
+            "two [projects]"
+        ]
+    );
+    assert!(hits.iter().any(|h| h.kind == SearchHitKind::Observation));
+    // Every other word whole, the last one a prefix.
+    assert_eq!(store.search("two proj", None, 10).await.unwrap().len(), 1);
+    assert!(store.search("proj two", None, 10).await.unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn a_send_is_not_held_behind_indexing_a_long_queue() {
+    let (_d, store) = temp_store().await;
+    queue_rows(&store, "import", 30_000, "dugong").await;
+    assert_eq!(store.unindexed_messages().await.unwrap(), 30_000);
+
+    let indexing = tokio::spawn({
+        let store = store.clone();
+        async move { store.index_pending_messages().await }
+    });
+    // Once the indexing has begun, a message is sent.
+    while store.unindexed_messages().await.unwrap() == 30_000 {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    store.create_session("chat", "").await.unwrap();
+    store
+        .append_message("chat", NewMessage::new("user", "a dugong question"))
+        .await
+        .unwrap();
+    // It was stored between two batches, long before the queue was indexed.
+    let left = store.unindexed_messages().await.unwrap();
+    assert!(left > 5_000, "the send waited for {} rows", 30_000 - left);
+
+    assert_eq!(indexing.await.unwrap().unwrap(), 30_001);
+    let found = store
+        .search_page("dugong", Some("chat"), 5, 0)
+        .await
+        .unwrap();
+    assert_eq!((found.hits.len(), found.unindexed), (1, 0));
+    assert_eq!(
+        store.search_page("dugong", None, 5, 0).await.unwrap().total,
+        1_000
+    );
+}
+
+#[tokio::test]
+async fn a_search_reports_a_long_queue_and_the_background_indexing_empties_it() {
+    let (_d, store) = temp_store().await;
+    queue_rows(&store, "import", 5_000, "narwhal").await;
+    let before = store.search_page("narwhal", None, 5, 0).await.unwrap();
+    assert_eq!((before.hits.len(), before.unindexed), (0, 5_000));
+
+    store.start_background_indexing();
+    let mut waited = 0;
+    while store.unindexed_messages().await.unwrap() > 0 {
+        assert!(waited < 600, "the background indexing never finished");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        waited += 1;
+    }
+    let after = store.search_page("narwhal", None, 5, 0).await.unwrap();
+    assert_eq!(
+        (after.hits.len(), after.total, after.unindexed),
+        (5, 1_000, 0)
+    );
+
+    // Then each append wakes it.
+    queue_rows(&store, "later", 3_000, "beluga").await;
+    store
+        .append_message("later", NewMessage::new("user", "beluga"))
+        .await
+        .unwrap();
+    let mut waited = 0;
+    while store.unindexed_messages().await.unwrap() > 0 {
+        assert!(waited < 600, "the background indexing did not wake");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        waited += 1;
+    }
+    store.close().await;
+}
