@@ -1,6 +1,7 @@
 // Everyday chat polish in the real window: a reply's task list and math, the user's message
 // shown once when coming back to a conversation that is still streaming, the End key in a
-// 10,000-message conversation, the right-click menu on a conversation and "Show in folder"
+// 10,000-message conversation, search results counted, grouped and paged, the right-click
+// menu on a conversation and "Show in folder"
 // after an export, and the sidebar resized, hidden and shown again (remembered across a
 // restart).
 //
@@ -58,6 +59,10 @@ describe('Lango desktop: everyday chat polish', () => {
   }
 
   async function send(text) {
+    // The composer is enabled once the backend's status says a provider is ready.
+    await waitFor(() => session.execute(`const c = document.getElementById('composer-input'); return !!c && !c.disabled && !c.readOnly;`), {
+      what: 'the composer to be enabled',
+    });
     await session.fill('#composer-input', text);
     await session.clickCss('#send-button');
   }
@@ -249,6 +254,31 @@ describe('Lango desktop: everyday chat polish', () => {
     await session.type(input, '\uE00C'); // Escape
     await session.waitForAbsent('#find-bar');
     assert.equal(await session.execute(`return CSS.highlights.has('lango-find');`), false, 'highlights removed');
+  });
+
+  test('search counts its hits, groups them by conversation, shows more, and shows no raw Markdown', async () => {
+    await session.fill('#session-search', 'rust workspace');
+    await session.waitForText('#search-count', (t) => /results/i.test(t), 15_000);
+    const view = () =>
+      session.execute(
+        `return {
+           hits: document.querySelectorAll('#sidebar .search-hit').length,
+           groups: Array.from(document.querySelectorAll('#sidebar .group .group-title')).map((g) => g.textContent.trim()),
+           raw: Array.from(document.querySelectorAll('#sidebar .hit-snippet')).some((s) => s.textContent.includes('**')),
+           dated: Array.from(document.querySelectorAll('#sidebar .search-hit time')).every((t) => t.getAttribute('datetime')),
+           count: document.getElementById('search-count').textContent,
+         };`,
+      );
+    const first = await view();
+    assert.equal(first.hits, 50, 'the first page');
+    assert.deepEqual(first.groups, ['10000 messages'], 'one conversation, one group');
+    assert.equal(first.raw, false, 'snippets are plain text');
+    assert.ok(first.dated, 'every hit has its date');
+    assert.match(first.count, /^[\d,]+\+? results/i);
+    await session.clickCss('#search-more');
+    await waitFor(async () => (await view()).hits === 100, { what: 'the second page appended' });
+    await session.clickCss('#search-clear');
+    await session.waitForAbsent('#search-count');
   });
 
   test('a right-click on a conversation opens its menu at the pointer', async () => {

@@ -1,0 +1,119 @@
+/**
+ * The sidebar's search across every conversation: what was typed, the hits shown (pages
+ * appended by "Show more"), the count and whether messages are still waiting for the index.
+ * Typing never queues more than one query: while one is on its way only the latest text
+ * waits to go next, and answers for an older text are dropped.
+ */
+
+import { search } from '../../lib/api/commands';
+import type { SearchHit } from '../../lib/api/types';
+import { toAppError } from '../../lib/errors';
+import { appendPage } from '../../lib/searchResults';
+
+const DEBOUNCE_MS = 150;
+export const PAGE_SIZE = 50;
+
+export class GlobalSearch {
+  query = $state('');
+  hits: SearchHit[] = $state.raw([]);
+  total = $state(0);
+  totalIsLowerBound = $state(false);
+  more = $state(false);
+  unindexed = $state(0);
+  searching = $state(false);
+  loadingMore = $state(false);
+  error: string | null = $state(null);
+
+  #timer: ReturnType<typeof setTimeout> | null = null;
+  #inFlight = false;
+  #again = false;
+  /** Bumped by every new text: pages and answers of an older text are dropped. */
+  #generation = 0;
+
+  get active(): boolean {
+    return this.query.trim() !== '';
+  }
+
+  /** The text changed (typing, clearing): search again shortly. */
+  changed(query: string) {
+    this.query = query;
+    this.#generation += 1;
+    if (this.#timer) clearTimeout(this.#timer);
+    if (!this.active) {
+      this.hits = [];
+      this.total = 0;
+      this.more = false;
+      this.unindexed = 0;
+      this.searching = false;
+      this.error = null;
+      return;
+    }
+    this.searching = true;
+    this.#timer = setTimeout(() => void this.#run(), DEBOUNCE_MS);
+  }
+
+  /** The same text again (a conversation changed): refreshes the first page. */
+  refresh() {
+    if (this.active) this.changed(this.query);
+  }
+
+  async #run() {
+    this.#timer = null;
+    if (this.#inFlight) {
+      this.#again = true;
+      return;
+    }
+    const generation = this.#generation;
+    const query = this.query.trim();
+    if (!query) return;
+    this.#inFlight = true;
+    try {
+      const page = await search(query, null, PAGE_SIZE, 0);
+      if (generation !== this.#generation) return;
+      this.hits = page.hits;
+      this.total = page.total;
+      this.totalIsLowerBound = page.totalIsLowerBound;
+      this.more = page.more;
+      this.unindexed = page.unindexed;
+      this.error = null;
+    } catch (e) {
+      if (generation !== this.#generation) return;
+      this.hits = [];
+      this.more = false;
+      this.error = toAppError(e).message;
+    } finally {
+      this.#inFlight = false;
+      if (this.#again) {
+        this.#again = false;
+        void this.#run();
+      } else if (generation === this.#generation) {
+        this.searching = false;
+      }
+    }
+  }
+
+  /** The next page of hits, after those shown. */
+  async showMore() {
+    if (!this.more || this.loadingMore || this.searching) return;
+    const generation = this.#generation;
+    this.loadingMore = true;
+    try {
+      const page = await search(this.query.trim(), null, PAGE_SIZE, this.hits.length);
+      if (generation !== this.#generation) return;
+      this.hits = appendPage(this.hits, page.hits);
+      this.more = page.more && page.hits.length > 0;
+      this.total = page.total;
+      this.totalIsLowerBound = page.totalIsLowerBound;
+      this.unindexed = page.unindexed;
+    } catch (e) {
+      if (generation === this.#generation) this.error = toAppError(e).message;
+    } finally {
+      if (generation === this.#generation) this.loadingMore = false;
+    }
+  }
+
+  /** Drops a deleted conversation's hits. */
+  forget(sessionKey: string) {
+    this.hits = this.hits.filter((h) => h.sessionKey !== sessionKey);
+  }
+}
