@@ -17,6 +17,7 @@
 mod compaction;
 mod error;
 mod hot_path;
+mod imports;
 mod knowledge;
 mod memory;
 mod memory_failures;
@@ -46,6 +47,7 @@ use crate::tokens::TokenCounter;
 
 pub use compaction::{SummaryRow, SUMMARY_PREFIX};
 pub use error::{StoreError, StoreResult};
+pub use imports::{ImportOutcome, ImportRow, ImportWrite};
 pub use knowledge::{KnowledgeDoc, KnowledgeStats, MemoryState, PendingEmbedding};
 pub use memory_failures::MemoryFailure;
 pub use models::{
