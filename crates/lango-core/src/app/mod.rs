@@ -13,6 +13,7 @@ mod chat;
 pub mod dto;
 mod error;
 mod first_run;
+mod import;
 mod memory;
 mod plain;
 pub mod recovery;
@@ -63,6 +64,8 @@ struct Inner {
     mcp: McpHub,
     /// Approval cards waiting for the user's answer.
     approvals: Mutex<Approvals>,
+    /// The import and the memory build running now (one of each at a time), to stop them.
+    jobs: Mutex<HashMap<&'static str, CancellationToken>>,
 }
 
 /// (session key, call id) → where the user's answer goes.
@@ -137,6 +140,7 @@ impl App {
                 memory_events,
                 mcp,
                 approvals: Mutex::new(HashMap::new()),
+                jobs: Mutex::new(HashMap::new()),
             }),
         };
         app.install(settings, load_error).await;
