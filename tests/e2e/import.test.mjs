@@ -60,10 +60,20 @@ describe('Lango desktop: importing conversations', () => {
     if (tmpRoot) rmSync(tmpRoot, { recursive: true, force: true });
   });
 
+  // The path is pasted (set and announced with an input event, as a paste does): typing a long
+  // path key by key takes WebKitWebDriver ~0.3 s a character on a loaded machine.
   const importPath = async (path) => {
     await session.clickCss('#nav-settings');
-    await session.waitForElement('#settings-data');
-    await session.fill('#import-path', path);
+    await session.waitForElement('#import-path');
+    await session.execute(
+      `const field = document.querySelector('#import-path');
+       field.value = arguments[0];
+       field.dispatchEvent(new Event('input', { bubbles: true }));`,
+      [path],
+    );
+    await waitFor(async () => !(await session.attribute(await session.find('#import-start'), 'disabled')), {
+      what: 'Import enabled',
+    });
     await session.clickCss('#import-start');
   };
 
@@ -80,8 +90,10 @@ describe('Lango desktop: importing conversations', () => {
 
   test('imported conversations show in the sidebar under their titles, marked and searchable', async () => {
     const sourdough = '.session-item[data-key="chatgpt-11111111-aaaa-4bbb-8ccc-000000000001"]';
-    const item = await session.waitForText(sourdough, (t) => t.includes('Sourdough starter'), 10_000);
-    assert.match(item, /ChatGPT/);
+    await session.waitForElement(sourdough, 10_000);
+    assert.equal(await session.attribute(await session.find(`${sourdough} button.session-main`), 'title'), 'Sourdough starter');
+    const mark = await session.find(`${sourdough} .origin`);
+    assert.equal(await session.attribute(mark, 'title'), 'Imported from ChatGPT');
     await session.waitForText('#sidebar', (t) => t.includes('Compute the squares of 0 to 3'));
     // Open it: the current branch, in order, with the RTL and emoji text intact.
     await session.clickCss(`${sourdough} button.session-main`);

@@ -55,6 +55,7 @@ describe('an imported conversation in the sidebar', () => {
     const html = row({ ...session('chatgpt-1', 'Sourdough'), origin: 'chatgpt' });
     expect(html).toMatch(/<span class="origin[^"]*" title="Imported from ChatGPT">/);
     expect(html).toContain(', imported from ChatGPT</span>');
+    expect(html).toMatch(/class="origin[^>]*>.*<svg/);
     expect(row(session('a', 'Own chat'))).not.toContain('class="origin');
   });
 });
