@@ -194,6 +194,23 @@ impl Store {
         Err(StoreError::Duplicate { key })
     }
 
+    /// The source's id of the last message imported of a conversation, if it was imported:
+    /// a re-import skips an unchanged conversation without preparing its rows.
+    pub async fn imported_last_message(
+        &self,
+        source: &str,
+        external_id: &str,
+    ) -> StoreResult<Option<String>> {
+        sqlx::query_scalar(
+            "SELECT last_message_id FROM imported_conversations WHERE source = ? AND external_id = ?",
+        )
+        .bind(source)
+        .bind(external_id)
+        .fetch_optional(self.reader())
+        .await
+        .map_err(|e| self.err(e))
+    }
+
     /// Session key → the app it was imported from (`chatgpt`, `claude`), for every imported
     /// session.
     pub async fn import_origins(&self) -> StoreResult<HashMap<String, String>> {
