@@ -193,3 +193,42 @@ async fn a_cut_file_or_another_apps_json_imports_nothing() {
     assert!(matches!(missing, ImportError::Io { .. }));
     assert!(store.list_sessions(10, 0).await.unwrap().is_empty());
 }
+
+#[tokio::test]
+async fn a_stopped_import_keeps_whole_conversations_and_says_so() {
+    use std::sync::Arc;
+
+    use lango_core::import::import_file;
+    use tokio_util::sync::CancellationToken;
+
+    // Stopped before the file is read: nothing at all.
+    let (_dir, store) = store().await;
+    let cancel = CancellationToken::new();
+    cancel.cancel();
+    let err = import_file(&store, &fixture("chatgpt.json"), Arc::new(|_| {}), cancel)
+        .await
+        .unwrap_err();
+    assert!(matches!(err, ImportError::Cancelled), "{err:?}");
+    assert!(store.list_sessions(10, 0).await.unwrap().is_empty());
+
+    // Stopped once the first conversation is saved: it stays, whole; the rest is not written.
+    let cancel = CancellationToken::new();
+    let stop = cancel.clone();
+    let summary = import_file(
+        &store,
+        &fixture("chatgpt.json"),
+        Arc::new(move |p| {
+            if matches!(p, ImportProgress::Writing { done: 1, .. }) {
+                stop.cancel();
+            }
+        }),
+        cancel,
+    )
+    .await
+    .unwrap();
+    assert!(summary.cancelled);
+    assert_eq!(summary.created, 1);
+    let sessions = store.list_sessions(10, 0).await.unwrap();
+    assert_eq!(sessions.len(), 1);
+    assert_eq!(messages(&store, &sessions[0].key).await.len(), 4);
+}
