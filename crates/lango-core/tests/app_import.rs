@@ -85,3 +85,48 @@ async fn building_memory_with_the_memory_off_says_where_to_turn_it_on() {
     assert!(err.message.contains("Settings → Memory"));
     app.shutdown().await;
 }
+
+#[tokio::test]
+async fn the_memory_of_imported_conversations_is_estimated_then_built_with_progress() {
+    use lango_testkit::fake::{FakeProvider, Script, Turn};
+
+    let fake = FakeProvider::start(Script::new(
+        (0..20).map(|i| Turn::text([format!("note {i}")])),
+    ))
+    .await;
+    let home = tempfile::tempdir().unwrap();
+    std::fs::write(
+        home.path().join("settings.json"),
+        serde_json::json!({
+            "providers": {"fake": {"type": "ollama", "baseUrl": fake.base_url(), "defaultModel": "fake-model"}},
+            "agent": {"provider": "fake"},
+            "observationalMemory": {"enabled": true, "messageTokenThreshold": 10,
+                "maxMessageTokenBudget": 40, "observationTokenThreshold": 100000}
+        })
+        .to_string(),
+    )
+    .unwrap();
+    let app = App::open(AppPaths::under(home.path())).await.unwrap();
+    app.import_file(&fixture("chatgpt.json"), |_| {})
+        .await
+        .unwrap();
+    assert!(!app.cancel_import_memory(), "nothing to stop yet");
+    // Empty = every imported conversation.
+    let estimate = app.estimate_import_memory(Vec::new()).await.unwrap();
+    assert_eq!(estimate.sessions, 2);
+    assert!(estimate.observer_calls > 0);
+    assert_eq!(fake.turns_served(), 0, "the estimate sends nothing");
+
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let sink = seen.clone();
+    let report = app
+        .build_import_memory(Vec::new(), move |p| sink.lock().unwrap().push(p))
+        .await
+        .unwrap();
+    assert!(report.failures.is_empty(), "{:?}", report.failures);
+    assert_eq!(report.observations, estimate.observer_calls);
+    assert_eq!(fake.turns_served(), estimate.observer_calls);
+    let last = seen.lock().unwrap().last().cloned().unwrap();
+    assert_eq!((last.done, last.total), (2, 2));
+    app.shutdown().await;
+}
