@@ -72,6 +72,21 @@ pub enum Command {
         #[command(subcommand)]
         command: Option<DoctorCommand>,
     },
+    /// Import conversations from a ChatGPT or Claude data export (its conversations.json;
+    /// unzip the export first). Importing the same file again adds no duplicates: new
+    /// messages of a conversation imported before are appended. Nothing goes over the network
+    /// unless --build-memory.
+    Import {
+        /// The export's conversations.json.
+        file: PathBuf,
+        /// Then run the observational memory over the imported conversations (it must be on).
+        /// Shows what that sends to the memory model first and asks (--yes when not on a
+        /// terminal).
+        #[arg(long)]
+        build_memory: bool,
+        #[arg(long, requires = "build_memory")]
+        yes: bool,
+    },
     /// Ask the release feed in the settings (updates.feedUrl) whether a newer Lango exists.
     /// Nothing is downloaded. Exit 0 up to date, 100 a newer version exists, 3 no feed set,
     /// 8 the feed could not be fetched or read.

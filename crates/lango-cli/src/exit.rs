@@ -125,6 +125,20 @@ impl From<lango_core::store::recovery::RecoveryError> for CliError {
     }
 }
 
+impl From<lango_core::import::ImportError> for CliError {
+    fn from(e: lango_core::import::ImportError) -> Self {
+        use lango_core::import::ImportError as E;
+        let kind = match &e {
+            E::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound => Kind::NotFound,
+            E::Store(s) => store_kind(s),
+            E::Cancelled => Kind::Interrupted,
+            // The file is not what `lango import` takes.
+            _ => Kind::Usage,
+        };
+        Self::new(kind, e.to_string())
+    }
+}
+
 impl From<lango_core::secrets::SecretsError> for CliError {
     fn from(e: lango_core::secrets::SecretsError) -> Self {
         Self::new(Kind::Config, e.to_string())

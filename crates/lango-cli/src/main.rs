@@ -65,6 +65,11 @@ fn main() -> ExitCode {
             Command::Mcp { command } => commands::mcp::run(&ctx, command).await,
             Command::Doctor { command } => commands::doctor::run(&ctx, command.as_ref()).await,
             Command::Update { command } => commands::update::run(&ctx, command).await,
+            Command::Import {
+                file,
+                build_memory,
+                yes,
+            } => commands::import::run(&ctx, file, *build_memory, *yes).await,
         }
     });
     // A read of piped input a signal gave up on may still block its thread: do not wait for it.

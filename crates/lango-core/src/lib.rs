@@ -10,6 +10,7 @@ pub mod app;
 pub mod config;
 pub mod engine;
 pub mod export;
+pub mod import;
 pub mod instance;
 pub mod memory;
 pub mod paths;

@@ -4,6 +4,7 @@ pub mod approve;
 pub mod chat;
 pub mod config;
 pub mod doctor;
+pub mod import;
 pub mod mcp;
 pub mod memory;
 pub mod sessions;

@@ -28,6 +28,21 @@ pub fn out_clean(text: &str) {
     write_to(&mut std::io::stdout().lock(), text);
 }
 
+/// A progress line redrawn in place on stderr: `\r`, the sanitised text, erase to the end of
+/// the line. Only on a terminal; piped stderr gets nothing (no log full of redraws).
+pub fn progress(text: &str) {
+    use std::io::IsTerminal;
+    if std::io::stderr().is_terminal() {
+        let line = format!("\r{}\x1b[K", sanitize::clean(text));
+        write_to(&mut std::io::stderr().lock(), &line);
+    }
+}
+
+/// Clears the progress line (before the next ordinary output).
+pub fn progress_done() {
+    progress("");
+}
+
 fn write_to(w: &mut impl Write, text: &str) {
     let _ = w.write_all(text.as_bytes());
     let _ = w.flush();

@@ -51,6 +51,8 @@ pub struct SessionSummary {
     pub pinned: bool,
     pub created_at: i64,
     pub updated_at: i64,
+    /// The app it was imported from (`chatgpt`, `claude`); None for Lango's own.
+    pub origin: Option<String>,
 }
 
 impl From<Session> for SessionSummary {
@@ -62,6 +64,7 @@ impl From<Session> for SessionSummary {
             pinned: s.pinned,
             created_at: s.created_at,
             updated_at: s.updated_at,
+            origin: None,
         }
     }
 }

@@ -13,6 +13,7 @@ mod chat;
 pub mod dto;
 mod error;
 mod first_run;
+mod import;
 mod memory;
 mod plain;
 pub mod recovery;
@@ -65,6 +66,8 @@ struct Inner {
     approvals: Mutex<Approvals>,
     /// Files this app wrote by exporting: the only ones it will show in a file manager.
     exports: Mutex<Vec<std::path::PathBuf>>,
+    /// The import and the memory build running now (one of each at a time), to stop them.
+    jobs: Mutex<HashMap<&'static str, CancellationToken>>,
 }
 
 /// (session key, call id) → where the user's answer goes.
@@ -141,6 +144,7 @@ impl App {
                 mcp,
                 approvals: Mutex::new(HashMap::new()),
                 exports: Mutex::new(Vec::new()),
+                jobs: Mutex::new(HashMap::new()),
             }),
         };
         app.install(settings, load_error).await;

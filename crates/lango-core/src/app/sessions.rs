@@ -23,6 +23,10 @@ impl App {
             .collect();
         // Stable: keeps the store's recency order within each group.
         sessions.sort_by_key(|s| !s.pinned);
+        let origins = self.inner.store.import_origins().await?;
+        for s in &mut sessions {
+            s.origin = origins.get(&s.key).cloned();
+        }
         Ok(sessions)
     }
 

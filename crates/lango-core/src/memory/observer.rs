@@ -24,6 +24,11 @@ pub const TOOL_CAP_CHARS: usize = 300;
 /// The agent name the memory's model calls carry in their [`RequestContext`].
 pub const OBSERVER_AGENT: &str = "memory-observer";
 
+/// The observer's instructions, sent with every observation call (for cost estimates).
+pub fn prompt_text() -> &'static str {
+    prompts::OBSERVER
+}
+
 /// The rows an observation may cover now, oldest first, and what they cost.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Unobserved {

@@ -18,6 +18,7 @@ mod compaction;
 mod error;
 mod find;
 mod hot_path;
+mod imports;
 mod knowledge;
 mod memory;
 mod memory_failures;
@@ -50,6 +51,7 @@ use crate::tokens::TokenCounter;
 pub use compaction::{SummaryRow, SUMMARY_PREFIX};
 pub use error::{StoreError, StoreResult};
 pub use find::{FindMatches, FIND_MAX};
+pub use imports::{ImportOutcome, ImportRow, ImportWrite};
 pub use knowledge::{KnowledgeDoc, KnowledgeStats, MemoryState, PendingEmbedding};
 pub use memory_failures::MemoryFailure;
 pub use models::{

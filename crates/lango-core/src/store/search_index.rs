@@ -197,7 +197,7 @@ impl Store {
             .execute(&mut *tx)
             .await
             .map_err(|e| self.err(e))?;
-        tx.commit().await.map_err(|e| self.err(e))?;
+        tx.commit_quietly().await.map_err(|e| self.err(e))?;
         Ok(done.rows_affected())
     }
 

@@ -24,6 +24,9 @@ pub(super) struct WriteTx<'a> {
     // opens for the next writer of this process.
     tx: Transaction<'static, Sqlite>,
     _gate: MutexGuard<'a, ()>,
+    /// Woken after a commit: an import, a compaction or an edit may have queued messages
+    /// for the search index, which the background task then indexes in small batches.
+    indexer: &'a super::search_index::Indexer,
 }
 
 impl Store {
@@ -37,12 +40,25 @@ impl Store {
             .begin_with("BEGIN IMMEDIATE")
             .await
             .map_err(|e| self.err(e))?;
-        Ok(WriteTx { tx, _gate: gate })
+        Ok(WriteTx {
+            tx,
+            _gate: gate,
+            indexer: &self.inner.indexer,
+        })
     }
 }
 
 impl WriteTx<'_> {
     pub(super) async fn commit(self) -> Result<(), sqlx::Error> {
+        let indexer = self.indexer;
+        self.tx.commit().await?;
+        indexer.wake();
+        Ok(())
+    }
+
+    /// Commits without waking the search indexing: for the indexing's own batches (it goes
+    /// on by itself while messages are queued).
+    pub(super) async fn commit_quietly(self) -> Result<(), sqlx::Error> {
         self.tx.commit().await
     }
 }

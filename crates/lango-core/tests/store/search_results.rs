@@ -13,6 +13,11 @@ use crate::temp_store;
 /// another process or an import would leave them (appends through the API would take long).
 async fn queue_rows(store: &Store, key: &str, rows: i64, word: &str) {
     store.create_session(key, "").await.unwrap();
+    insert_rows(store, key, rows, word).await;
+}
+
+/// The rows of [`queue_rows`] into an existing session, without the store knowing.
+async fn insert_rows(store: &Store, key: &str, rows: i64, word: &str) {
     let opts = SqliteConnectOptions::from_str("sqlite:")
         .unwrap()
         .filename(store.path());
@@ -219,6 +224,47 @@ async fn a_search_reports_a_long_queue_and_the_background_indexing_empties_it() 
     let mut waited = 0;
     while store.unindexed_messages().await.unwrap() > 0 {
         assert!(waited < 600, "the background indexing did not wake");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        waited += 1;
+    }
+    store.close().await;
+}
+
+/// An import or a compaction writes in its own transaction, not through the append path:
+/// its commit must wake the background indexing too, or those messages would wait for the
+/// next message or search to be indexed (and the memory's retrieval would not see them).
+#[tokio::test]
+async fn a_write_transaction_such_as_a_compaction_wakes_the_background_indexing() {
+    let (_d, store) = temp_store().await;
+    store.start_background_indexing();
+    store.create_session("c", "").await.unwrap();
+    store.create_session("imported", "").await.unwrap();
+    for i in 0..4 {
+        store
+            .append_message("c", NewMessage::new("user", format!("m{i}")))
+            .await
+            .unwrap();
+    }
+    let mut waited = 0;
+    while store.unindexed_messages().await.unwrap() > 0 {
+        assert!(waited < 600, "the background indexing never finished");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        waited += 1;
+    }
+    // Every wake-up the appends left is used up, then rows are queued behind the store's
+    // back (as another process would leave them): nothing wakes the indexing yet.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    insert_rows(&store, "imported", 2_000, "walrus").await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(store.unindexed_messages().await.unwrap(), 2_000);
+
+    store.compact_messages("c", 1, "summary").await.unwrap();
+    let mut waited = 0;
+    while store.unindexed_messages().await.unwrap() > 0 {
+        assert!(
+            waited < 600,
+            "the compaction's commit did not wake the indexing"
+        );
         tokio::time::sleep(Duration::from_millis(50)).await;
         waited += 1;
     }

@@ -49,3 +49,13 @@ describe('a conversation in the sidebar', () => {
     expect(row(session('a', 'Trip'), false)).not.toContain('Lango is replying');
   });
 });
+
+describe('an imported conversation in the sidebar', () => {
+  it('is marked with the app it came from, also for screen readers', () => {
+    const html = row({ ...session('chatgpt-1', 'Sourdough'), origin: 'chatgpt' });
+    expect(html).toMatch(/<span class="origin[^"]*" title="Imported from ChatGPT">/);
+    expect(html).toContain(', imported from ChatGPT</span>');
+    expect(html).toMatch(/class="origin[^>]*>.*<svg/);
+    expect(row(session('a', 'Own chat'))).not.toContain('class="origin');
+  });
+});

@@ -9,14 +9,19 @@ import { toAppError } from '../errors';
 import type {
   AppStatus,
   ApprovalDecision,
+  BuildProgress,
+  BuildReport,
   ChatEvent,
   Diagnosis,
   ExportFormat,
   ExportResult,
   FindMatches,
+  ImportProgress,
+  ImportSummary,
   InspectView,
   KeyLocation,
   McpServerInfo,
+  MemoryEstimate,
   MemoryItemKind,
   MemoryOverview,
   ModelEntry,
@@ -41,8 +46,8 @@ async function call<T>(command: string, args?: Record<string, unknown>): Promise
   }
 }
 
-function channel(onEvent: (event: ChatEvent) => void): Channel<ChatEvent> {
-  const ch = new Channel<ChatEvent>();
+function channel<T = ChatEvent>(onEvent: (event: T) => void): Channel<T> {
+  const ch = new Channel<T>();
   ch.onmessage = onEvent;
   return ch;
 }
@@ -76,6 +81,16 @@ export const pageMessages = (key: string, beforeSeq: number | null, limit = 100)
   call<StoredMessage[]>('page_messages', { key, beforeSeq, limit });
 export const exportSession = (key: string, format: ExportFormat) =>
   call<ExportResult>('export_session', { key, format });
+
+// Import (Settings → Data): progress streams through a Channel; one import at a time.
+export const importConversations = (path: string, onProgress: (p: ImportProgress) => void) =>
+  call<ImportSummary>('import_conversations', { path, onProgress: channel(onProgress) });
+export const cancelImport = () => call<boolean>('cancel_import');
+/** What building the memory of `keys` (empty = every imported conversation) would send. */
+export const estimateImportMemory = (keys: string[]) => call<MemoryEstimate>('estimate_import_memory', { keys });
+export const buildImportMemory = (keys: string[], onProgress: (p: BuildProgress) => void) =>
+  call<BuildReport>('build_import_memory', { keys, onProgress: channel(onProgress) });
+export const cancelImportMemory = () => call<boolean>('cancel_import_memory');
 
 // Chat
 export const sendMessage = (key: string, text: string, onEvent: (e: ChatEvent) => void) =>

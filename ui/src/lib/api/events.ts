@@ -5,6 +5,7 @@
  */
 
 import { listen, type UnlistenFn } from '@tauri-apps/api/event';
+import { getCurrentWebview } from '@tauri-apps/api/webview';
 import type { MemoryEvent } from './types';
 
 export function onMemoryEvent(handler: (event: MemoryEvent) => void): Promise<UnlistenFn> {
@@ -15,4 +16,14 @@ export type MenuAction = 'settings';
 
 export function onMenuAction(handler: (action: MenuAction) => void): Promise<UnlistenFn> {
   return listen<MenuAction>('menu', (e) => handler(e.payload));
+}
+
+/**
+ * Files dropped on the window (Tauri's own drag and drop, which gives their paths): the
+ * import takes a dropped export. Hover events are left out.
+ */
+export function onFilesDropped(handler: (paths: string[]) => void): Promise<UnlistenFn> {
+  return getCurrentWebview().onDragDropEvent((e) => {
+    if (e.payload.type === 'drop') handler(e.payload.paths);
+  });
 }

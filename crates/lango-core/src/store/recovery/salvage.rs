@@ -27,6 +27,7 @@ const TABLES: &[&str] = &[
     "reflections",
     "memory_vectors",
     "memory_triples",
+    "imported_conversations",
 ];
 
 /// What a salvage recovered of one table.
