@@ -197,7 +197,7 @@ describe('Lango desktop: provider, chat, stop, regenerate, sessions, memory, set
 
     await session.clickCss('.session-item[aria-current="true"] button.menu-button');
     await session.clickCss('button[aria-label="Export as Markdown"]');
-    const toast = await session.waitForText('#toast', (t) => t.includes('Exported to'));
+    const toast = await session.waitForText('#toast .text', (t) => t.includes('Exported to'));
     const path = toast.slice(toast.indexOf('Exported to') + 'Exported to'.length).trim();
     const exported = readFileSync(path, 'utf8');
     assert.match(exported, /A regenerated answer\./);

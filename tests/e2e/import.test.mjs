@@ -102,7 +102,8 @@ describe('Lango desktop: importing conversations', () => {
     assert.match(chat, /شكرا جزيلا — and in Hebrew: תודה רבה/);
     assert.doesNotMatch(chat, /ABANDONED/);
     await session.fill('#session-search', 'flour');
-    await session.waitForText('.search-hit', (t) => t.includes('Sourdough starter'), 10_000);
+    // Hits are grouped under their conversation's title.
+    await session.waitForText('#sidebar .group', (t) => t.includes('Sourdough starter') && t.includes('flour'), 10_000);
     await session.fill('#session-search', '');
   });
 
