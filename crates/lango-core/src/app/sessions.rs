@@ -165,7 +165,7 @@ impl App {
     /// refused.
     pub fn exported_file(&self, path: &str) -> Result<PathBuf, AppError> {
         let wanted = PathBuf::from(path);
-        let known = self.exports().iter().any(|p| *p == wanted);
+        let known = self.exports().contains(&wanted);
         if !known {
             return Err(AppError::new(
                 "not_an_export",
