@@ -358,7 +358,7 @@ fn rank(rows: Vec<CandidateRow>, terms: &QueryTerms) -> Vec<CandidateRow> {
         .collect();
     let n = counted.len().max(1) as f64;
     let avg_len = counted.iter().map(|(_, len)| *len as f64).sum::<f64>() / n;
-    let idf: Vec<f64> = (0..terms.len())
+    let idf: Vec<f64> = (0..terms.count())
         .map(|t| {
             let df = counted.iter().filter(|(c, _)| c[t] > 0).count() as f64;
             (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
