@@ -1,6 +1,6 @@
 # The two commands of the README, plus a few conveniences. The scripts do the work, so
 # they also run without make (scripts/run.sh, scripts/test.sh).
-.PHONY: run test test-real test-core bench perf fmt lint package test-package
+.PHONY: run test test-real test-core bench bench-scale perf fmt lint package test-package
 
 run:        ## install what is missing, build, start the desktop app
 	./scripts/run.sh
@@ -28,6 +28,9 @@ bench:      ## benchmarks (release build); prints throughput and ratios
 	cargo bench -p lango-core --bench memory
 	./scripts/install-mcp-test-servers.sh
 	cargo bench -p lango-core --bench mcp
+
+bench-scale: ## 1,000 × 1,000 messages vs one conversation: search, CLI, size, memory (release)
+	./scripts/bench-scale.sh
 
 perf:       ## desktop: cold start, idle RSS, first paint of a 10k-message chat (release build)
 	./scripts/perf-desktop.sh

@@ -321,3 +321,56 @@ async fn rename_and_pin_change_what_list_shows() {
     assert_eq!(v[0]["title"], "Lisbon, May");
     assert_eq!(v[0]["pinned"], true);
 }
+
+#[tokio::test]
+async fn sessions_search_prints_plain_snippets_and_json_pages() {
+    let home = tempfile::tempdir().unwrap();
+    let store = Store::open(&home.path().join("lango.db")).await.unwrap();
+    store.create_session("zoo", "Zoo visit").await.unwrap();
+    store
+        .append_message(
+            "zoo",
+            NewMessage::new(
+                "user",
+                "Is the **quokka** \u{1b}[31mfriendly? See [this](https://example.com)",
+            ),
+        )
+        .await
+        .unwrap();
+    for i in 0..3 {
+        store
+            .append_message(
+                "zoo",
+                NewMessage::new("assistant", format!("quokka fact {i}")),
+            )
+            .await
+            .unwrap();
+    }
+    store.close().await;
+
+    let out = lango(home.path(), &["sessions", "search", "quok", "--limit", "2"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains("zoo") && text.contains("Zoo visit"), "{text}");
+    assert!(text.contains("[quokka]"), "{text}");
+    assert!(!text.contains("**") && !text.contains('\u{1b}'), "{text}");
+    assert!(
+        text.contains("2 of 4 matches shown; more with --offset 2"),
+        "{text}"
+    );
+
+    let out = lango(
+        home.path(),
+        &["--json", "sessions", "search", "quokka", "--offset", "2"],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(v["total"], 4);
+    assert_eq!(v["more"], false);
+    assert_eq!(v["hits"].as_array().unwrap().len(), 2);
+    assert_eq!(v["hits"][0]["sessionKey"], "zoo");
+    assert!(v["hits"][0]["at"].as_i64().unwrap() > 0);
+
+    let out = lango(home.path(), &["sessions", "search", "platypus"]);
+    assert!(stdout(&out).contains("No matches"), "{}", stdout(&out));
+}

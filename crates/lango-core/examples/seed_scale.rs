@@ -222,9 +222,9 @@ fn message_text(rng: &mut Rng, n: u64) -> String {
                     text.extend(f.to_uppercase());
                     text.push_str(c.as_str());
                 }
-            } else if rng.next() % 40 == 0 {
+            } else if rng.next().is_multiple_of(40) {
                 text.push_str(&format!("**{word}**"));
-            } else if rng.next() % 50 == 0 {
+            } else if rng.next().is_multiple_of(50) {
                 text.push_str(&format!("`{word}`"));
             } else {
                 text.push_str(word);
@@ -232,7 +232,7 @@ fn message_text(rng: &mut Rng, n: u64) -> String {
         }
         text.push_str(". ");
     }
-    if n % 2 == 0 {
+    if n.is_multiple_of(2) {
         text.push_str("The project ");
         text.push_str(rng.word());
         text.push('.');
@@ -290,7 +290,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
             )?;
             for m in 0..per_session {
-                let role = if m % 2 == 0 { "user" } else { "assistant" };
+                let role = if m.is_multiple_of(2) {
+                    "user"
+                } else {
+                    "assistant"
+                };
                 let text = message_text(&mut rng, n);
                 insert.execute(rusqlite::params![
                     session_id,
@@ -303,7 +307,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 n += 1;
             }
         }
-        if s % 10 == 0 {
+        if s.is_multiple_of(10) {
             seed_notes(&tx, &mut rng, session_id, per_session, created)?;
         }
         // What `Store::index_pending_messages` does with the queue.

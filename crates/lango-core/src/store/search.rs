@@ -85,17 +85,21 @@ pub(crate) fn text_only(fts: &str) -> String {
     format!("text : ({fts})")
 }
 
-/// The newest `?2` matches in each index, newest first, no ranking: of `?1` in the
-/// messages' (the typed word expanded), of `?3` in the notes' (small: a prefix is cheap).
-const CANDIDATES: &str = "
-SELECT 0 AS kind, rowid AS id FROM (
-    SELECT rowid FROM message_fts WHERE message_fts MATCH ?1 ORDER BY rowid DESC LIMIT ?2)
-UNION ALL
-SELECT 1, rowid FROM (
-    SELECT rowid FROM observation_fts WHERE observation_fts MATCH ?3 ORDER BY rowid DESC LIMIT ?2)
+/// The newest `?2` matches of `?1` (the typed word expanded) among the messages with an id
+/// above `?3`, newest first, no ranking.
+const MESSAGE_CANDIDATES: &str = "
+SELECT rowid FROM message_fts WHERE message_fts MATCH ?1 AND rowid > ?3 ORDER BY rowid DESC LIMIT ?2";
+
+/// The newest `?2` matches of `?1` in the notes' indexes (small: a prefix is cheap).
+const NOTE_CANDIDATES: &str = "
+SELECT 1 AS kind, rowid AS id FROM (
+    SELECT rowid FROM observation_fts WHERE observation_fts MATCH ?1 ORDER BY rowid DESC LIMIT ?2)
 UNION ALL
 SELECT 2, rowid FROM (
-    SELECT rowid FROM reflection_fts WHERE reflection_fts MATCH ?3 ORDER BY rowid DESC LIMIT ?2)";
+    SELECT rowid FROM reflection_fts WHERE reflection_fts MATCH ?1 ORDER BY rowid DESC LIMIT ?2)";
+
+/// How many of the newest message ids the first look covers; each next one 8 times more.
+const FIRST_SPAN: i64 = 65_536;
 
 /// The indexed words starting with `?1`, shortest first (the word being typed is more
 /// likely short than long), at most `?2`.
@@ -267,24 +271,28 @@ impl Store {
             message_query.push_str(&session);
         }
         let window = RANK_WINDOW.max(page.offset.saturating_add(page.limit));
-        let candidates: Vec<(i64, i64)> = sqlx::query_as(CANDIDATES)
-            .bind(&message_query)
-            .bind(i64::from(window))
+        let need = page.offset.saturating_add(page.limit) as usize;
+        let (messages, bounded) = self
+            .message_candidates(&message_query, window, need)
+            .await?;
+        let notes: Vec<(i64, i64)> = sqlx::query_as(NOTE_CANDIDATES)
             .bind(&query)
+            .bind(i64::from(window))
             .fetch_all(self.reader())
             .await
             .map_err(|e| self.err(e))?;
         let of_kind = |kind: i64| -> Vec<i64> {
-            candidates
+            notes
                 .iter()
                 .filter(|(k, _)| *k == kind)
                 .map(|(_, id)| *id)
                 .collect()
         };
-        let (messages, observations, reflections) = (of_kind(0), of_kind(1), of_kind(2));
-        let full = [&messages, &observations, &reflections]
-            .iter()
-            .any(|ids| ids.len() >= window as usize);
+        let (observations, reflections) = (of_kind(1), of_kind(2));
+        let full = bounded
+            || [&messages, &observations, &reflections]
+                .iter()
+                .any(|ids| ids.len() >= window as usize);
         let rows: Vec<CandidateRow> = sqlx::query_as(CANDIDATE_ROWS)
             .bind(json_ids(&messages))
             .bind(json_ids(&observations))
@@ -307,6 +315,39 @@ impl Store {
             more,
             unindexed,
         })
+    }
+
+    /// The newest `window` messages matching `query`, looked for among the newest ids first
+    /// and further back only while fewer than `need` match: words that are each common but
+    /// rarely together would otherwise have their whole match lists intersected. True when
+    /// older messages were not looked at (the count is then a lower bound).
+    async fn message_candidates(
+        &self,
+        query: &str,
+        window: u32,
+        need: usize,
+    ) -> StoreResult<(Vec<i64>, bool)> {
+        let newest: i64 =
+            sqlx::query_scalar("SELECT seq FROM sqlite_sequence WHERE name = 'messages'")
+                .fetch_optional(self.reader())
+                .await
+                .map_err(|e| self.err(e))?
+                .unwrap_or(0);
+        let mut span = FIRST_SPAN;
+        loop {
+            let above = newest.saturating_sub(span).max(0);
+            let ids: Vec<i64> = sqlx::query_scalar(MESSAGE_CANDIDATES)
+                .bind(query)
+                .bind(i64::from(window))
+                .bind(above)
+                .fetch_all(self.reader())
+                .await
+                .map_err(|e| self.err(e))?;
+            if above == 0 || ids.len() >= need {
+                return Ok((ids, above > 0));
+            }
+            span = span.saturating_mul(8);
+        }
     }
 
     /// The page's rows as hits: their sessions, and a plain snippet each.
@@ -358,7 +399,7 @@ fn rank(rows: Vec<CandidateRow>, terms: &QueryTerms) -> Vec<CandidateRow> {
         .collect();
     let n = counted.len().max(1) as f64;
     let avg_len = counted.iter().map(|(_, len)| *len as f64).sum::<f64>() / n;
-    let idf: Vec<f64> = (0..terms.len())
+    let idf: Vec<f64> = (0..terms.count())
         .map(|t| {
             let df = counted.iter().filter(|(c, _)| c[t] > 0).count() as f64;
             (1.0 + (n - df + 0.5) / (df + 0.5)).ln()

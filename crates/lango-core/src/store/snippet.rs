@@ -133,7 +133,7 @@ pub(crate) struct QueryTerms {
 
 impl QueryTerms {
     /// How many terms: the words, and the prefix as one more.
-    pub fn len(&self) -> usize {
+    pub fn count(&self) -> usize {
         self.words.len() + usize::from(self.prefix.is_some())
     }
 
@@ -153,7 +153,7 @@ impl QueryTerms {
 
 /// How often each term of `terms` occurs in `text`, and how many tokens `text` has.
 pub(crate) fn term_counts(text: &str, terms: &QueryTerms) -> (Vec<u32>, usize) {
-    let mut counts = vec![0u32; terms.len()];
+    let mut counts = vec![0u32; terms.count()];
     let tokens = tokens_matching(text, &|t| terms.term_of(t));
     for t in &tokens {
         if let Some(w) = t.word {

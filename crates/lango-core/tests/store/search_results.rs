@@ -270,3 +270,45 @@ async fn a_write_transaction_such_as_a_compaction_wakes_the_background_indexing(
     }
     store.close().await;
 }
+
+#[tokio::test]
+async fn a_search_looks_further_back_only_while_the_newest_messages_fill_no_page() {
+    let (_d, store) = temp_store().await;
+    store.create_session("s", "").await.unwrap();
+    let opts = SqliteConnectOptions::from_str("sqlite:")
+        .unwrap()
+        .filename(store.path());
+    let pool = SqlitePoolOptions::new()
+        .max_connections(1)
+        .connect_with(opts)
+        .await
+        .unwrap();
+    // 60 old messages, then (ids far later, as after 200,000 others) 60 new ones.
+    for (first_id, first_seq) in [(1, 1), (200_001, 61)] {
+        sqlx::query(
+            "WITH RECURSIVE n(x) AS (SELECT 0 UNION ALL SELECT x + 1 FROM n WHERE x < 59)
+             INSERT INTO messages (id, session_id, seq, role, content, created_at)
+             SELECT ?1 + x, 1, ?2 + x, 'user', 'alpha beta ' || x, ?2 + x FROM n",
+        )
+        .bind(first_id)
+        .bind(first_seq)
+        .execute(&pool)
+        .await
+        .unwrap();
+    }
+    pool.close().await;
+
+    let first = store.search_page("alpha beta", None, 50, 0).await.unwrap();
+    assert!(
+        first.hits.iter().all(|h| h.seq.unwrap() > 60),
+        "only the newest were read"
+    );
+    assert_eq!(
+        (first.total, first.total_is_lower_bound, first.more),
+        (60, true, true)
+    );
+    // The next page needs more than the newest hold: the search looks further back.
+    let next = store.search_page("alpha beta", None, 50, 50).await.unwrap();
+    assert_eq!((next.total, next.total_is_lower_bound), (120, false));
+    assert_eq!(next.hits.len(), 50);
+}

@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# `make bench-scale`: the engine and the CLI on a 1,000 × 1,000-message database against a
+# 1-conversation one, measured side by side in one run (release build). Seeds both with
+# crates/lango-core/examples/seed_scale.rs, times the user's global search (rare word,
+# common word, a query per keystroke, three words) with examples/bench_search.rs and
+# `lango sessions search` as a process, reports peak memory (/usr/bin/time) and database
+# size per message, then prints one table: p50 / p95 of each, and the ratio 1M / 1-conv.
+#
+# SESSIONS / MESSAGES / RUNS override the sizes (defaults 1000, 1000, 30);
+# KEEP=1 keeps the seeded folders (printed) for another run: SCALE_DIR=<folder> reuses them.
+source "$(dirname "$0")/lib.sh"
+
+SESSIONS="${SESSIONS:-1000}"
+MESSAGES="${MESSAGES:-1000}"
+RUNS="${RUNS:-30}"
+CLI_RUNS="${CLI_RUNS:-10}"
+
+ensure_toolchains
+step "cargo build (release): seeder, search bench, CLI"
+# One invocation: built apart, the two would unify features differently and rebuild.
+(cd "$ROOT" && cargo build --locked --release -p lango-core --example seed_scale --example bench_search -p lango-cli --bin lango)
+BIN="$ROOT/target/release"
+
+if [ -n "${SCALE_DIR:-}" ]; then
+    DIR="$SCALE_DIR"
+else
+    DIR="$(mktemp -d)"
+    [ "${KEEP:-0}" = 1 ] || trap 'rm -rf "$DIR"' EXIT
+    step "seeding $SESSIONS × $MESSAGES messages and 1 × $MESSAGES"
+    mkdir -p "$DIR/big" "$DIR/one"
+    "$BIN/examples/seed_scale" "$DIR/one" 1 "$MESSAGES"
+    "$BIN/examples/seed_scale" "$DIR/big" "$SESSIONS" "$MESSAGES"
+fi
+[ "${KEEP:-0}" = 1 ] && echo "seeded folders kept in $DIR (SCALE_DIR=$DIR to reuse)"
+
+# Peak resident memory (KiB) of a command, its stdout kept in $OUT.
+peak() {
+    local mem
+    mem="$(mktemp)"
+    OUT="$(/usr/bin/time -f %M -o "$mem" "$@")"
+    PEAK_KB="$(tail -1 "$mem")"
+    rm -f "$mem"
+}
+
+ROWS=()
+row() { ROWS+=("$*"); }
+
+step "global search (engine, first page of 50, $RUNS runs each)"
+for set in rare common typing three; do
+    declare -A r=()
+    for db in one big; do
+        peak "$BIN/examples/bench_search" "$DIR/$db" "$set" "$RUNS"
+        r[$db]="$OUT"
+        r[${db}_mem]="$PEAK_KB"
+    done
+    row "$(jq -rn --argjson a "${r[one]}" --argjson b "${r[big]}" --arg ma "${r[one_mem]}" --arg mb "${r[big_mem]}" --arg set "$set" \
+        '"search: \($set) (\($b.total)\(if $b.lower_bound then "+" else "" end) hits at 1M)|\($a.p50_ms*100|round/100)|\($a.p95_ms*100|round/100)|\($b.p50_ms*100|round/100)|\($b.p95_ms*100|round/100)|\(($b.p95_ms/$a.p95_ms)*100|round/100)|\($ma|tonumber/1024|round) / \($mb|tonumber/1024|round) MB"')"
+    unset r
+done
+
+step "lango sessions search (a process each, $CLI_RUNS runs)"
+# Without this, each command's daily backup (VACUUM INTO of the whole file, given 5 s at
+# exit) is what is measured: at 1M it never finishes in 5 s, so every command waits 5 s.
+for db in one big; do
+    [ -f "$DIR/$db/settings.json" ] || echo '{"backups": {"daily": false}}' > "$DIR/$db/settings.json"
+done
+cli_times() {
+    local db=$1 t0 t1
+    TIMES=()
+    for _ in $(seq "$CLI_RUNS"); do
+        t0=$(date +%s%N)
+        peak "$BIN/lango" --data-dir "$DIR/$db" --json sessions search project --limit 50
+        t1=$(date +%s%N)
+        TIMES+=("$(( (t1 - t0) / 1000 ))")
+    done
+}
+pct() { printf '%s\n' "$@" | sort -n | awk -v p="$P" '{a[NR]=$1} END {i=int((NR-1)*p+0.5)+1; printf "%.2f", a[i]/1000}'; }
+cli_times one; P=0.5 one50=$(pct "${TIMES[@]}"); P=0.95 one95=$(pct "${TIMES[@]}"); one_mem=$PEAK_KB
+cli_times big; P=0.5 big50=$(pct "${TIMES[@]}"); P=0.95 big95=$(pct "${TIMES[@]}"); big_mem=$PEAK_KB
+row "lango sessions search project (process)|$one50|$one95|$big50|$big95|$(awk -v a="$one95" -v b="$big95" 'BEGIN{printf "%.2f", b/a}')|$((one_mem / 1024)) / $((big_mem / 1024)) MB"
+
+size_per_message() { # bytes per message of the folder's database (WAL folded in at close)
+    local bytes
+    bytes=$(stat -c %s "$DIR/$1/lango.db")
+    echo $(( bytes / $2 ))
+}
+one_b=$(size_per_message one "$MESSAGES")
+big_b=$(size_per_message big $((SESSIONS * MESSAGES)))
+row "database size per message (bytes)|$one_b||$big_b||$(awk -v a="$one_b" -v b="$big_b" 'BEGIN{printf "%.2f", b/a}')|"
+
+echo
+echo "bench-scale: ${SESSIONS} × ${MESSAGES} messages (1M) vs 1 × ${MESSAGES} (1-conv); times in ms; ratio = 1M p95 / 1-conv p95"
+{
+    echo "measure|1-conv p50|1-conv p95|1M p50|1M p95|ratio|peak memory 1-conv / 1M"
+    printf '%s\n' "${ROWS[@]}"
+} | column -t -s '|'
