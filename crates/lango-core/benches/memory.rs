@@ -211,8 +211,8 @@ struct Round {
     retrieve: Duration,
 }
 
-/// 1. Send latency with memory on / off: [`LATENCY_ROUNDS`] rounds, each with two fresh
-/// engines (fresh databases), so the spread between rounds shows in one run.
+/// Part 1, send latency with memory on / off: [`LATENCY_ROUNDS`] rounds, each with two
+/// fresh engines (fresh databases), so the spread between rounds shows in one run.
 async fn latency() {
     let mut rounds = Vec::new();
     for _ in 0..LATENCY_ROUNDS {
