@@ -1,6 +1,6 @@
 # The two commands of the README, plus a few conveniences. The scripts do the work, so
 # they also run without make (scripts/run.sh, scripts/test.sh).
-.PHONY: run test test-real test-core bench bench-scale perf fmt lint package test-package
+.PHONY: run test test-real test-core bench bench-scale perf soak fmt lint package test-package
 
 run:        ## install what is missing, build, start the desktop app
 	./scripts/run.sh
@@ -32,8 +32,11 @@ bench:      ## benchmarks (release build); prints throughput and ratios
 bench-scale: ## 1,000 × 1,000 messages vs one conversation: search, CLI, size, memory (release)
 	./scripts/bench-scale.sh
 
-perf:       ## desktop: cold start, idle RSS, first paint of a 10k-message chat (release build)
+perf:       ## desktop vs a blank Tauri window: cold start, idle memory; first paint of a 10k-message chat (release)
 	./scripts/perf-desktop.sh
+
+soak:       ## 2,000 engine turns and 500 desktop replies with memory on: memory and latency, start vs end (release)
+	./scripts/soak.sh
 
 fmt:
 	cargo fmt --all

@@ -88,4 +88,21 @@ for p in problems:
 sys.exit(1 if problems else 0)
 PY
 echo "memory: 1 passed, 0 failed"
+
+step "prompt tokens at turn 200 with the real model, memory on / off (benches/real_tokens.rs)"
+# Its own server with a 16k context: with the memory off the whole history (~12k tokens at
+# turn 200) is sent. One slot, one thread, as above.
+kill $SERVER 2>/dev/null || true
+wait $SERVER 2>/dev/null || true
+LLM_HOME="$("$SETUP" path)"
+"$LLM_HOME/bin/llama-server" -m "$LLM_HOME/models/SmolLM2-135M-Instruct.Q4_1.gguf" --alias smollm2 \
+    --host 127.0.0.1 --port "$PORT" -c 16384 -np 1 --no-webui -t 1 \
+    --chat-template-file "$(dirname "$SETUP")/chatml-bare-json-tools.jinja" >"$LOG" 2>&1 &
+SERVER=$!
+for _ in $(seq 1 100); do
+    curl -fs "http://127.0.0.1:$PORT/health" >/dev/null 2>&1 && break
+    kill -0 $SERVER 2>/dev/null || { cat "$LOG"; die "llama-server (16k context) exited"; }
+    sleep 0.2
+done
+LANGO_REAL_LLM_URL="http://127.0.0.1:$PORT" cargo bench --locked -p lango-core --bench real_tokens
 step "real-model tests passed"

@@ -3,6 +3,7 @@
 //! forwarding the memory's events to the window, and a graceful shutdown. It holds no chat
 //! logic of its own: commands are thin adapters over `lango_core::app::App`.
 
+pub mod boot;
 pub mod commands;
 pub mod error;
 mod logging;
@@ -15,6 +16,8 @@ pub mod state;
 use lango_core::app::App;
 use lango_core::instance::{self, Instance};
 use lango_core::paths::AppPaths;
+use std::sync::Arc;
+
 use tauri::{Emitter, Manager, RunEvent};
 
 pub use error::AppError;
@@ -49,6 +52,11 @@ pub fn run() {
     };
     tracing::info!(data_dir = %paths.data_dir.display(), log = ?log_file, "starting Lango {}", env!("CARGO_PKG_VERSION"));
 
+    // The first status goes out with the page (boot.rs): no round trip before the window is usable.
+    let boot = Arc::new(boot::Boot::default());
+    let mut context = tauri::generate_context!();
+    boot::serve_with_status(&mut context, Arc::clone(&boot));
+
     let builder = tauri::Builder::default();
     #[cfg(target_os = "macos")]
     let builder = builder.menu(menu::build).on_menu_event(menu::on_event);
@@ -71,7 +79,7 @@ pub fn run() {
                 });
             }
             tauri::async_runtime::spawn(quit_on_signals(handle.clone()));
-            tauri::async_runtime::spawn(open_app(handle, paths.clone(), started));
+            tauri::async_runtime::spawn(open_app(handle, paths.clone(), started, Some(boot)));
             Ok(())
         })
         .invoke_handler(tauri::generate_handler![
@@ -119,7 +127,7 @@ pub fn run() {
             commands::updates::check_for_updates,
             commands::updates::open_release_page,
         ])
-        .build(tauri::generate_context!());
+        .build(context);
     let app = match app {
         Ok(app) => app,
         Err(e) => {
@@ -165,12 +173,14 @@ async fn quit_on_signals(handle: tauri::AppHandle) {
     let _ = handle;
 }
 
-/// Opens the engine, then forwards its memory events to the window as `memory` events.
-/// Also run again after a recovery put another database file in place.
+/// Opens the engine, hands its first status to `boot` (the page being served), then
+/// forwards its memory events to the window as `memory` events. Also run again after a
+/// recovery put another database file in place (no `boot` then).
 pub(crate) async fn open_app(
     handle: tauri::AppHandle,
     paths: AppPaths,
     started: std::time::Instant,
+    boot: Option<Arc<boot::Boot>>,
 ) {
     let opened = App::open(paths).await;
     tracing::info!(
@@ -179,6 +189,13 @@ pub(crate) async fn open_app(
     );
     if let Err(e) = &opened {
         tracing::error!("the app could not open its data: {e}");
+    }
+    if let Some(boot) = boot {
+        let status = match &opened {
+            Ok(app) => serde_json::to_string(&app.status().await).ok(),
+            Err(_) => None,
+        };
+        boot.set(status);
     }
     let events = opened.as_ref().ok().map(App::subscribe_memory);
     handle.state::<AppState>().set(opened);

@@ -48,6 +48,9 @@ describe('Lango desktop window', () => {
         XDG_DATA_HOME: xdg('data'),
         XDG_CACHE_HOME: xdg('cache'),
         XDG_CONFIG_HOME: xdg('config'),
+        // A debug build on a busy machine can take over a second to open its data: the
+        // page waits for its status that long here (300 ms in use; src-tauri/src/boot.rs).
+        LANGO_BOOT_WAIT_MS: '15000',
       },
       logFile: join(ARTIFACT_DIR, 'webkitwebdriver.log'),
     });
@@ -80,9 +83,16 @@ describe('Lango desktop window', () => {
     const composer = await session.find('#composer-input');
     assert.equal(await session.attribute(composer, 'disabled'), 'true');
 
-    // The version comes from Rust through the typed app_info command.
+    // The version comes from Rust, with the status the backend served with the page.
     const version = await session.waitForText('#app-version');
     assert.equal(version, cargoVersion());
+  });
+
+  test('the first status comes with the page, without a round trip to the backend', async () => {
+    // src-tauri/src/boot.rs injects it into index.html; the shell marks when it used it.
+    const served = await session.execute("return performance.getEntriesByName('lango:status-served').length");
+    assert.equal(served, 1);
+    assert.equal(await session.exists('#lango-boot'), false, 'the block is read once and removed');
   });
 
   test('navigation switches between chat, memory and settings', async () => {

@@ -71,6 +71,11 @@ fn refuse_while_open(state: &AppState) -> Result<(), AppError> {
 /// Opens the app again on the restored file; commands wait meanwhile.
 fn reopen(handle: AppHandle, state: &AppState) -> Result<(), AppError> {
     state.clear();
-    tauri::async_runtime::spawn(crate::open_app(handle, paths()?, std::time::Instant::now()));
+    tauri::async_runtime::spawn(crate::open_app(
+        handle,
+        paths()?,
+        std::time::Instant::now(),
+        None,
+    ));
     Ok(())
 }

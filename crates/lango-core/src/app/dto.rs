@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use super::error::AppError;
 use crate::agent::ToolHints;
-use crate::config::Problem;
+use crate::config::{Problem, Theme};
 use crate::memory::MemoryStatus;
 use crate::secrets::KeyLocation;
 use crate::store::{Observation, Reflection, Session, ToolCallStatus, ToolImage};
@@ -29,6 +29,8 @@ pub struct AppStatus {
     /// Why chat is unavailable (`no_provider` on first run, a settings or key problem…).
     pub problem: Option<AppError>,
     pub keychain: KeychainInfo,
+    /// The appearance setting, so the window takes its theme from the status alone.
+    pub theme: Theme,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

@@ -257,6 +257,7 @@ impl App {
             },
             problem: running.problem.clone(),
             keychain: self.keychain_info(&running.settings),
+            theme: running.settings.appearance.theme,
         }
     }
 

@@ -317,6 +317,21 @@ pub fn format_knowledge(
     counter: &dyn TokenCounter,
     budget: usize,
 ) -> Option<(String, usize)> {
+    format_knowledge_with(items, |block| counter.count(block), budget)
+}
+
+/// One item's block in the knowledge section.
+pub fn knowledge_block(collection: &str, id: &str, content: &str) -> String {
+    format!("\n### [{collection}] {id}\n{content}\n")
+}
+
+/// [`format_knowledge`] with each block's tokens from `cost` (e.g. counted ahead of time,
+/// off the send path).
+pub fn format_knowledge_with(
+    items: &[KnowledgeItem],
+    cost: impl Fn(&str) -> usize,
+    budget: usize,
+) -> Option<(String, usize)> {
     let budget = if budget == 0 {
         DEFAULT_KNOWLEDGE_TOKEN_BUDGET
     } else {
@@ -326,11 +341,8 @@ pub fn format_knowledge(
     let mut used = 0usize;
     let mut any = false;
     for item in items {
-        let block = format!(
-            "\n### [{}] {}\n{}\n",
-            item.collection, item.id, item.content
-        );
-        let cost = counter.count(&block);
+        let block = knowledge_block(item.collection, &item.id, &item.content);
+        let cost = cost(&block);
         if used + cost > budget {
             break;
         }

@@ -6,6 +6,7 @@
 
 export type { AppError } from '../errors';
 import type { AppError } from '../errors';
+import type { Theme } from '../theme';
 
 export interface KeychainInfo {
   available: boolean;
@@ -27,6 +28,8 @@ export interface AppStatus {
   /** Why chat is unavailable; `code === 'no_provider'` on first run. */
   problem: AppError | null;
   keychain: KeychainInfo;
+  /** The appearance setting: the window's theme comes with the status. */
+  theme: Theme;
 }
 
 export interface SessionSummary {

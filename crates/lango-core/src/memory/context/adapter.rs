@@ -215,7 +215,7 @@ impl Llm for ContextAwareModelAdapter {
         let task_key = key.clone();
         let task_query = query.clone();
         let task = runtime.spawn(async move {
-            read(
+            let mut reads = read(
                 &store,
                 &task_key,
                 task_query.as_deref(),
@@ -226,7 +226,9 @@ impl Llm for ContextAwareModelAdapter {
                 &options,
                 Some(&cache),
             )
-            .await
+            .await;
+            reads.count_blocks(counter.as_ref());
+            reads
         });
         let prefetch = Prefetch {
             query,

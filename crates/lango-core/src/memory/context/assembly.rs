@@ -256,8 +256,11 @@ pub(super) async fn finish(
                 .into_iter()
                 .filter(|i| !reads.memory.shown.contains(&i.id))
                 .collect();
+            let tokens = |block: &str| {
+                (reads.block_tokens.get(block).copied()).unwrap_or_else(|| counter.count(block))
+            };
             if let Some((text, used)) =
-                knowledge::format_knowledge(&items, counter, knowledge_budget)
+                knowledge::format_knowledge_with(&items, tokens, knowledge_budget)
             {
                 out.sections
                     .push((SECTION_KNOWLEDGE, text, used, Some(knowledge_budget)));

@@ -1,6 +1,7 @@
 //! Retrieval for one call: the session's memory state, its memory section (cached) and the
 //! knowledge candidates, read concurrently.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use super::assembly::AssemblyOptions;
@@ -23,7 +24,26 @@ pub(super) struct Reads {
     pub(super) memory: Arc<MemorySnapshot>,
     /// The ranked knowledge candidates; None = not searched.
     pub(super) candidates: Option<StoreResult<Vec<knowledge::Candidate>>>,
+    /// Tokens of candidates' knowledge blocks ([`knowledge::knowledge_block`]), by block,
+    /// counted ahead ([`Reads::count_blocks`]); the others are counted when formatted.
+    pub(super) block_tokens: HashMap<String, usize>,
     pub(super) errors: Vec<String>,
+}
+
+impl Reads {
+    /// Counts the tokens of every candidate's knowledge block that may be shown (not in the
+    /// memory section). The prefetch does it while the runner still loads the session, so
+    /// the model call does not wait for the counting.
+    pub(super) fn count_blocks(&mut self, counter: &dyn TokenCounter) {
+        let Some(Ok(found)) = &self.candidates else {
+            return;
+        };
+        for c in found.iter().filter(|c| !self.memory.shown.contains(&c.id)) {
+            let block = knowledge::knowledge_block(c.kind.name(), &c.id, &c.content);
+            let tokens = counter.count(&block);
+            self.block_tokens.insert(block, tokens);
+        }
+    }
 }
 
 /// Whether knowledge retrieval can find anything the request does not carry: archived
@@ -175,6 +195,7 @@ pub(super) async fn read(
         appended,
         memory,
         candidates,
+        block_tokens: HashMap::new(),
         errors,
     }
 }

@@ -1,0 +1,52 @@
+//! The floor `make perf` compares Lango against: a Tauri window built from the same crates,
+//! features and `tauri.conf.json` (window size, CSP, identifier) as `lango-desktop`, serving
+//! one empty page through the same `tauri://` protocol — no engine, no commands, no bundle.
+//! What it costs to start and to keep idle is what WebKitGTK and Tauri cost on this machine.
+//!
+//! Built by scripts/perf-desktop.sh:
+//! `cargo build --release -p lango-desktop --features tauri/custom-protocol --example blank_window`.
+
+use std::borrow::Cow;
+
+use tauri::utils::assets::{AssetKey, AssetsIter, CspHash};
+use tauri::{Assets, Runtime};
+
+/// The page: one element with the id `make perf` waits for in Lango (`#app-version`), so both
+/// windows are "interactive" by the same test.
+const PAGE: &str =
+    "<!doctype html><html lang=\"en\"><head><meta charset=\"UTF-8\"><title>Blank</title></head>\
+<body><span id=\"app-version\">blank</span></body></html>";
+
+/// Serves [`PAGE`] for every path.
+struct BlankPage;
+
+impl<R: Runtime> Assets<R> for BlankPage {
+    fn get(&self, _key: &AssetKey) -> Option<Cow<'_, [u8]>> {
+        Some(Cow::Borrowed(PAGE.as_bytes()))
+    }
+
+    fn iter(&self) -> Box<AssetsIter<'_>> {
+        Box::new(std::iter::once((
+            Cow::Borrowed("/index.html"),
+            Cow::Borrowed(PAGE.as_bytes()),
+        )))
+    }
+
+    fn csp_hashes(&self, _html_path: &AssetKey) -> Box<dyn Iterator<Item = CspHash<'_>> + '_> {
+        Box::new(std::iter::empty())
+    }
+}
+
+fn main() {
+    // As lango-desktop's main does (its DMA-BUF workaround changes what WebKit loads).
+    #[cfg(target_os = "linux")]
+    if std::env::var_os("WEBKIT_DISABLE_DMABUF_RENDERER").is_none() {
+        std::env::set_var("WEBKIT_DISABLE_DMABUF_RENDERER", "1");
+    }
+    let mut context = tauri::generate_context!();
+    context.set_assets(Box::new(BlankPage));
+    if let Err(e) = tauri::Builder::default().run(context) {
+        eprintln!("blank_window: {e}");
+        std::process::exit(1);
+    }
+}

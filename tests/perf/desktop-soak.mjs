@@ -1,0 +1,163 @@
+// Desktop soak: the app kept open through 500 streamed replies (SOAK_REPLIES) in one
+// conversation with the memory on, against the fake provider (crates/lango-testkit), and
+// prints memory and latency at the start and at the end:
+//   - memory of the app and its WebKit processes (PSS and RSS sums) and of the app's own
+//     process, after reply 50 (the caches filled: "start") and after the last; goal: growth
+//     ≤ 10 %;
+//   - send → first streamed words and send → reply stored (the composer ready again), timed
+//     inside the page, p50 and p95 of the first and the last 100 replies; goal: p95 flat
+//     (last / first ≤ 1.10).
+// Replies are short (one sentence, no delay), so 500 take a few minutes.
+//
+// Run through scripts/soak.sh (`make soak`: builds, starts Xvfb). Environment: APP_BIN,
+// FAKE_PROVIDER_BIN. A measurement, not a test: it prints and never fails on a missed goal.
+
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { DEFAULT_APP_BIN, Session, startDriver, waitFor } from '../e2e/lib/webdriver.mjs';
+import { startFakeProvider } from '../e2e/lib/fakeProvider.mjs';
+import { mb, pidOf, processMemoryKb, quantile, treeMemoryKb } from './lib/proc.mjs';
+
+const APP_BIN = process.env.APP_BIN ?? DEFAULT_APP_BIN;
+const REPLIES = Number(process.env.SOAK_REPLIES ?? 500);
+const WARMUP = 50;
+const WINDOW = 100;
+const REPLY = 'Noted, the tiles arrive on Tuesday and the plumber comes on Thursday.';
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+const tmp = mkdtempSync(join(tmpdir(), 'lango-soak-'));
+const dir = (n) => {
+  const d = join(tmp, n);
+  mkdirSync(d, { recursive: true });
+  return d;
+};
+const home = dir('home');
+const fake = await startFakeProvider({ turns: [{ type: 'text', chunks: REPLY.split(/(?<=,)/) }] }, tmp);
+writeFileSync(
+  join(home, 'settings.json'),
+  JSON.stringify({
+    providers: { fake: { type: 'openai-compatible', baseUrl: `${fake.url}/v1`, defaultModel: 'fake-model' } },
+    agent: { provider: 'fake' },
+    observationalMemory: { enabled: true },
+  }),
+);
+const driver = await startDriver({
+  env: {
+    LANGO_HOME: home,
+    LANGO_FAKE_API_KEY: 'sk-soak',
+    XDG_DATA_HOME: dir('data'),
+    XDG_CACHE_HOME: dir('cache'),
+    XDG_CONFIG_HOME: dir('config'),
+  },
+});
+
+/**
+ * Sends `text` and resolves with {first, done} (ms, on the page's clock): the first streamed
+ * words of the reply on screen, and the reply stored with the composer ready again.
+ */
+async function sendAndWait(session, text) {
+  await session.execute(
+    `const text = arguments[0];
+     const seqOf = (el) => Number(el.dataset.seq);
+     const before = Math.max(0, ...[...document.querySelectorAll('.message[data-role="assistant"][data-seq]')].map(seqOf));
+     const input = document.querySelector('#composer-input');
+     input.value = text;
+     input.dispatchEvent(new Event('input', { bubbles: true }));
+     const t = { start: null, first: null, done: null };
+     window.__soak = t;
+     const check = () => {
+       if (t.start === null) return;
+       const now = performance.now() - t.start;
+       const stored = [...document.querySelectorAll('.message[data-role="assistant"][data-seq]')].find((el) => seqOf(el) > before);
+       const live = document.querySelector('.message[data-status="streaming"]');
+       if (t.first === null && ((live && live.textContent.trim()) || stored)) t.first = now;
+       if (t.done === null && stored && !live && document.querySelector('#send-button') && !document.querySelector('#stop-button')) {
+         t.done = now;
+         obs.disconnect();
+       }
+     };
+     const obs = new MutationObserver(check);
+     obs.observe(document.body, { childList: true, subtree: true, characterData: true, attributes: true });
+     // The send button enables once the UI saw the input (next microtask).
+     setTimeout(() => { t.start = performance.now(); document.querySelector('#send-button').click(); }, 0);`,
+    [text],
+  );
+  return waitFor(
+    async () => {
+      const t = await session.execute('return window.__soak');
+      return t && t.done !== null ? t : null;
+    },
+    { timeout: 30_000, interval: 10, what: `the reply to ${JSON.stringify(text)}` },
+  );
+}
+
+function memoryNow() {
+  const pid = pidOf(APP_BIN);
+  if (!pid) return null;
+  return { tree: treeMemoryKb(pid), own: processMemoryKb(pid) };
+}
+
+const fmt = (ms) => `${ms.toFixed(1)} ms`;
+
+try {
+  const session = await Session.create(driver.url, { binary: APP_BIN });
+  await session.waitForElement('#composer-input:not([disabled])', 30_000);
+  await sleep(2000);
+  const atOpen = memoryNow();
+  const samples = [];
+  let atStart = null;
+  const started = Date.now();
+  for (let i = 0; i < REPLIES; i++) {
+    samples.push(await sendAndWait(session, `Reply ${i + 1}: please note the tiles and the plumber.`));
+    if (i + 1 === WARMUP) {
+      await sleep(2000);
+      atStart = memoryNow();
+    }
+    if ((i + 1) % 100 === 0) {
+      const m = memoryNow();
+      console.log(
+        `  reply ${String(i + 1).padStart(4)}: PSS ${mb(m.tree.pss)}, RSS sum ${mb(m.tree.rss)}, app process private ${mb(m.own.private)}; ${((Date.now() - started) / 1000).toFixed(0)} s`,
+      );
+    }
+  }
+  await sleep(2000);
+  const atEnd = memoryNow();
+  const chats = fake.chatRequests().length;
+
+  console.log(`\nLango desktop soak: ${REPLIES} streamed replies in one conversation, memory on (${APP_BIN})`);
+  console.log(
+    `  ${((Date.now() - started) / 1000).toFixed(0)} s; ${chats} model requests (chat and memory);` +
+      ` memory when the window opened: PSS ${mb(atOpen.tree.pss)}, RSS sum ${mb(atOpen.tree.rss)}`,
+  );
+  const growth = (a, b) => b / a - 1;
+  for (const [name, pick] of [
+    ['PSS, app + WebKit processes', (m) => m.tree.pss],
+    ['RSS sum, app + WebKit processes', (m) => m.tree.rss],
+    ["private, the app's own process", (m) => m.own.private],
+  ]) {
+    const g = growth(pick(atStart), pick(atEnd));
+    console.log(
+      `  ${name.padEnd(32)} after reply ${WARMUP} ${mb(pick(atStart)).padStart(7)} -> after reply ${REPLIES} ${mb(pick(atEnd)).padStart(7)}:` +
+        ` growth ${(g * 100).toFixed(1).padStart(5)} % (goal ≤ 10 %) ${g <= 0.1 ? 'met' : 'MISSED'}`,
+    );
+  }
+  for (const key of ['first', 'done']) {
+    const xs = samples.map((s) => s[key]);
+    const head = xs.slice(0, WINDOW);
+    const tail = xs.slice(-WINDOW);
+    const ratio = quantile(tail, 0.95) / quantile(head, 0.95);
+    const label = key === 'first' ? 'send → first words' : 'send → reply stored';
+    console.log(
+      `  ${label.padEnd(20)} first ${WINDOW}: p50 ${fmt(quantile(head, 0.5))} p95 ${fmt(quantile(head, 0.95))};` +
+        ` last ${WINDOW}: p50 ${fmt(quantile(tail, 0.5))} p95 ${fmt(quantile(tail, 0.95))};` +
+        ` p95 last / first ${ratio.toFixed(2)} (goal ≤ 1.10) ${ratio <= 1.1 ? 'met' : 'MISSED'}`,
+    );
+  }
+  await session.delete().catch(() => {});
+} finally {
+  await driver.stop();
+  fake.stop();
+  rmSync(tmp, { recursive: true, force: true });
+}
