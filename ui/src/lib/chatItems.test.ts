@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { MessageRow, Role } from './chatStream';
-import { buildItems, hideFromSeqFor, rowActions, seekTarget, visibleRows } from './chatItems';
+import { buildItems, hideFromSeqFor, rowActions, seekTarget, turnEndAnnouncement, turnFailure, visibleRows } from './chatItems';
 
 function row(seq: number, role: Role, merged = false): MessageRow {
   return {
@@ -84,5 +84,18 @@ describe('seek target', () => {
     expect(seekTarget(rows, 4)?.seq).toBe(2);
     expect(seekTarget(rows, 0)?.seq).toBe(1);
     expect(seekTarget(rows, 9)?.seq).toBe(5);
+  });
+});
+
+describe('the end of a turn', () => {
+  it('leaves a failure with its reason, or nothing, and says how it ended', () => {
+    const failed = { status: 'failed', error: { code: 'network', message: 'Nothing answered.' }, retry: true };
+    expect(turnFailure(failed)).toEqual({ error: failed.error, retry: true });
+    expect(turnEndAnnouncement(failed)).toBe('The reply failed: Nothing answered.');
+    expect(turnFailure({ status: 'failed', error: null, retry: false })?.error.message).toBe('The reply could not be written.');
+    expect(turnFailure({ status: 'complete', error: null, retry: true })).toBeNull();
+    expect(turnEndAnnouncement({ status: 'stopped', error: null, retry: true })).toBe('Reply stopped.');
+    expect(turnEndAnnouncement({ status: 'complete', error: null, retry: true, truncated: true })).toMatch(/output limit/);
+    expect(turnEndAnnouncement({ status: 'complete', error: null, retry: true })).toBe('Reply finished.');
   });
 });

@@ -5,7 +5,7 @@
  * carry Edit and Regenerate.
  */
 
-import type { AppError } from './api/types';
+import type { AppError, TurnStatus } from './api/types';
 import { lastIndexOfRole, type MessageRow } from './chatStream';
 
 export type TurnMode = 'send' | 'regenerate' | 'edit';
@@ -94,4 +94,26 @@ export function seekTarget(rows: readonly MessageRow[], seq: number): MessageRow
     if (row.seq >= seq) break;
   }
   return target;
+}
+
+/** How a turn ended, as the chat view's end of turn sees it. */
+export interface TurnEndView {
+  status: TurnStatus;
+  error: AppError | null;
+  retry: boolean;
+  truncated?: boolean;
+}
+
+/** The failure a failed turn leaves under the list (null when it did not fail). */
+export function turnFailure(end: TurnEndView): TurnFailure | null {
+  if (end.status !== 'failed') return null;
+  return { error: end.error ?? { code: 'unknown', message: 'The reply could not be written.' }, retry: end.retry };
+}
+
+/** What a screen reader hears when a turn ends. */
+export function turnEndAnnouncement(end: TurnEndView): string {
+  if (end.status === 'failed') return `The reply failed: ${turnFailure(end)?.error.message}`;
+  if (end.status === 'stopped') return 'Reply stopped.';
+  if (end.truncated) return 'Reply cut at the output limit. Continue asks for the rest.';
+  return 'Reply finished.';
 }
