@@ -89,7 +89,7 @@ describe('seek target', () => {
 
 describe('the end of a turn', () => {
   it('leaves a failure with its reason, or nothing, and says how it ended', () => {
-    const failed = { status: 'failed', error: { code: 'network', message: 'Nothing answered.' }, retry: true };
+    const failed = { status: 'failed' as const, error: { code: 'network', message: 'Nothing answered.' }, retry: true };
     expect(turnFailure(failed)).toEqual({ error: failed.error, retry: true });
     expect(turnEndAnnouncement(failed)).toBe('The reply failed: Nothing answered.');
     expect(turnFailure({ status: 'failed', error: null, retry: false })?.error.message).toBe('The reply could not be written.');
