@@ -104,6 +104,10 @@ pub enum UpdateCommand {
 
 #[derive(Debug, Subcommand)]
 pub enum DoctorCommand {
+    /// Take today's backup now and wait for it, however long a large database takes (other
+    /// commands take it in the background only while the database is small enough to copy
+    /// in the few seconds they wait for it).
+    Backup,
     /// Put a backup in place of the database. The current file is first copied aside as
     /// lango.db.damaged-<time>, never deleted. Asks first unless --yes.
     Restore {

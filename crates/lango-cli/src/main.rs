@@ -4,6 +4,7 @@
 //! `lango-core`; this binary must not implement any (it only calls in and prints).
 
 mod args;
+mod backup;
 mod commands;
 mod exit;
 mod input;
@@ -40,7 +41,14 @@ fn main() -> ExitCode {
             let backups = lango_core::config::load(&ctx.paths)
                 .map(|loaded| loaded.settings.backups)
                 .unwrap_or_default();
-            daily_backup = lango_core::store::recovery::spawn_daily_backup(&ctx.paths, &backups);
+            if backup::fits_in_the_wait(&ctx.paths.database_file()) {
+                daily_backup =
+                    lango_core::store::recovery::spawn_daily_backup(&ctx.paths, &backups);
+            } else if backups.daily {
+                tracing::info!(
+                    "today's backup of this large database is left to the desktop app or `lango doctor backup`"
+                );
+            }
         }
         match &cli.command {
             Command::Config { command } => commands::config::run(&ctx, command).await,

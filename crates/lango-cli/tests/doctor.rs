@@ -85,6 +85,28 @@ async fn doctor_says_a_healthy_database_is_fine_and_exits_0() {
     assert!(text.contains("Nothing to do"), "{text}");
 }
 
+/// `lango doctor backup` takes today's backup in the foreground (the way for a database too
+/// large for a command's short wait), and says so when it is already there.
+#[tokio::test]
+async fn doctor_backup_takes_todays_backup_now_and_once() {
+    let home = home_with(3).await;
+    let out = lango(home.path(), &["doctor", "backup"], None).await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stdout(&out).contains("Backup taken"), "{}", stdout(&out));
+    let daily: Vec<String> = names(&home.path().join("backups"))
+        .into_iter()
+        .filter(|n| n.ends_with("-daily.db"))
+        .collect();
+    assert_eq!(daily.len(), 1, "{daily:?}");
+    let again = lango(home.path(), &["doctor", "backup"], None).await;
+    assert_eq!(again.status.code(), Some(0), "{}", stderr(&again));
+    assert!(
+        stdout(&again).contains("already there"),
+        "{}",
+        stdout(&again)
+    );
+}
+
 #[tokio::test]
 async fn a_command_takes_todays_backup_which_doctor_then_restores_over_a_damaged_database() {
     let home = home_with(5).await;

@@ -1,5 +1,5 @@
-//! `lango doctor [restore BACKUP | salvage]`: the database's health, its backups, and the
-//! ways back from damage. The rules live in `lango_core::store::recovery`; this prints.
+//! `lango doctor [backup | restore BACKUP | salvage]`: the database's health, its backups,
+//! today's backup on demand, and the ways back from damage. The rules live in `lango_core::store::recovery`; this prints.
 
 use lango_core::store::recovery::{self, Backup, Diagnosis, Health, Restored, SalvageReport};
 use lango_core::store::Store;
@@ -13,6 +13,7 @@ use crate::terminal::outln;
 pub async fn run(ctx: &Context, command: Option<&DoctorCommand>) -> Result<(), CliError> {
     match command {
         None => check(ctx).await,
+        Some(DoctorCommand::Backup) => backup_now(ctx).await,
         Some(DoctorCommand::Restore { backup, yes }) => restore(ctx, backup, *yes).await,
         Some(DoctorCommand::Salvage { apply, yes }) => salvage(ctx, *apply, *yes).await,
     }
@@ -39,6 +40,35 @@ async fn check(ctx: &Context) -> Result<(), CliError> {
         )),
         _ => Ok(()),
     }
+}
+
+/// Today's daily backup in the foreground: what `lango doctor backup` does.
+async fn backup_now(ctx: &Context) -> Result<(), CliError> {
+    let settings = lango_core::config::load(&ctx.paths)
+        .map(|loaded| loaded.settings.backups)
+        .unwrap_or_default();
+    let (db, dir) = (ctx.paths.database_file(), ctx.paths.backups_dir());
+    let today = chrono::Local::now().date_naive();
+    let outcome = tokio::task::spawn_blocking(move || {
+        recovery::daily_backup(&db, &dir, today, settings.keep)
+    })
+    .await
+    .map_err(|e| CliError::internal(e.to_string()))?
+    .map_err(|e| CliError::new(Kind::Internal, format!("the backup failed: {e}")))?;
+    match outcome {
+        recovery::DailyOutcome::Taken(path) => outln!("Backup taken: {}", path.display()),
+        recovery::DailyOutcome::AlreadyToday => outln!("Today's backup is already there."),
+        recovery::DailyOutcome::NoDatabase => outln!("No database yet: nothing to back up."),
+        recovery::DailyOutcome::Damaged(why) => {
+            return Err(CliError::new(
+                Kind::Damaged,
+                format!(
+                    "not backed up: the database fails SQLite's check ({why}); run `lango doctor`"
+                ),
+            ))
+        }
+    }
+    Ok(())
 }
 
 fn print_diagnosis(d: &Diagnosis) {
