@@ -47,6 +47,18 @@ async fn insert_rows(store: &Store, key: &str, rows: i64, word: &str) {
     pool.close().await;
 }
 
+/// Waits (up to 30 s) until the background indexing has emptied the queue; `why` names what
+/// failed if it never does.
+async fn background_indexing_done(store: &Store, why: &str) {
+    for _ in 0..600 {
+        if store.unindexed_messages().await.unwrap() == 0 {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("{why}");
+}
+
 #[tokio::test]
 async fn the_best_match_comes_first_even_when_older_than_every_other_match() {
     let (_d, store) = temp_store().await;
@@ -203,12 +215,7 @@ async fn a_search_reports_a_long_queue_and_the_background_indexing_empties_it() 
     assert_eq!((before.hits.len(), before.unindexed), (0, 5_000));
 
     store.start_background_indexing();
-    let mut waited = 0;
-    while store.unindexed_messages().await.unwrap() > 0 {
-        assert!(waited < 600, "the background indexing never finished");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-        waited += 1;
-    }
+    background_indexing_done(&store, "the background indexing never finished").await;
     let after = store.search_page("narwhal", None, 5, 0).await.unwrap();
     assert_eq!(
         (after.hits.len(), after.total, after.unindexed),
@@ -221,12 +228,7 @@ async fn a_search_reports_a_long_queue_and_the_background_indexing_empties_it() 
         .append_message("later", NewMessage::new("user", "beluga"))
         .await
         .unwrap();
-    let mut waited = 0;
-    while store.unindexed_messages().await.unwrap() > 0 {
-        assert!(waited < 600, "the background indexing did not wake");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-        waited += 1;
-    }
+    background_indexing_done(&store, "the background indexing did not wake").await;
     store.close().await;
 }
 
@@ -245,12 +247,7 @@ async fn a_write_transaction_such_as_a_compaction_wakes_the_background_indexing(
             .await
             .unwrap();
     }
-    let mut waited = 0;
-    while store.unindexed_messages().await.unwrap() > 0 {
-        assert!(waited < 600, "the background indexing never finished");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-        waited += 1;
-    }
+    background_indexing_done(&store, "the background indexing never finished").await;
     // Every wake-up the appends left is used up, then rows are queued behind the store's
     // back (as another process would leave them): nothing wakes the indexing yet.
     tokio::time::sleep(Duration::from_millis(500)).await;
@@ -259,15 +256,7 @@ async fn a_write_transaction_such_as_a_compaction_wakes_the_background_indexing(
     assert_eq!(store.unindexed_messages().await.unwrap(), 2_000);
 
     store.compact_messages("c", 1, "summary").await.unwrap();
-    let mut waited = 0;
-    while store.unindexed_messages().await.unwrap() > 0 {
-        assert!(
-            waited < 600,
-            "the compaction's commit did not wake the indexing"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-        waited += 1;
-    }
+    background_indexing_done(&store, "the compaction's commit did not wake the indexing").await;
     store.close().await;
 }
 
