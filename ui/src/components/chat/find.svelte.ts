@@ -8,6 +8,7 @@
 import { findInSession } from '../../lib/api/commands';
 import { toAppError } from '../../lib/errors';
 import { startIndex, stepIndex } from '../../lib/find';
+import { LatestOnly } from '../../lib/latestOnly';
 
 const DEBOUNCE_MS = 150;
 
@@ -22,9 +23,7 @@ export class ConversationFind {
   error: string | null = $state(null);
 
   #key: string | null = null;
-  #timer: ReturnType<typeof setTimeout> | null = null;
-  #inFlight = false;
-  #again = false;
+  #lookup = new LatestOnly(DEBOUNCE_MS, () => this.#run(), () => (this.searching = false));
   /** Bumped by reset(): answers for an earlier conversation or text are dropped. */
   #generation = 0;
 
@@ -36,9 +35,7 @@ export class ConversationFind {
   /** Closes the bar and forgets everything (another conversation was opened). */
   reset() {
     this.#generation += 1;
-    if (this.#timer) clearTimeout(this.#timer);
-    this.#timer = null;
-    this.#again = false;
+    this.#lookup.cancel();
     this.open = false;
     this.text = '';
     this.seqs = [];
@@ -52,7 +49,7 @@ export class ConversationFind {
   changed(key: string | null, text: string) {
     this.#key = key;
     this.text = text;
-    if (this.#timer) clearTimeout(this.#timer);
+    this.#lookup.cancel();
     if (!key || !text.trim()) {
       this.#generation += 1;
       this.seqs = [];
@@ -63,20 +60,14 @@ export class ConversationFind {
       return;
     }
     this.searching = true;
-    this.#timer = setTimeout(() => void this.#run(), DEBOUNCE_MS);
+    this.#lookup.schedule();
   }
 
   async #run() {
-    this.#timer = null;
-    if (this.#inFlight) {
-      this.#again = true;
-      return;
-    }
     const key = this.#key;
     const text = this.text;
     if (!key || !text.trim()) return;
     const generation = this.#generation;
-    this.#inFlight = true;
     try {
       const found = await findInSession(key, text);
       if (generation !== this.#generation || text !== this.text) return;
@@ -86,14 +77,6 @@ export class ConversationFind {
       this.error = null;
     } catch (e) {
       if (generation === this.#generation) this.error = toAppError(e).message;
-    } finally {
-      this.#inFlight = false;
-      if (this.#again) {
-        this.#again = false;
-        void this.#run();
-      } else if (generation === this.#generation) {
-        this.searching = false;
-      }
     }
   }
 

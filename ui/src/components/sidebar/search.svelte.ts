@@ -8,6 +8,7 @@
 import { search } from '../../lib/api/commands';
 import type { SearchHit } from '../../lib/api/types';
 import { toAppError } from '../../lib/errors';
+import { LatestOnly } from '../../lib/latestOnly';
 import { appendPage } from '../../lib/searchResults';
 
 const DEBOUNCE_MS = 150;
@@ -24,9 +25,7 @@ export class GlobalSearch {
   loadingMore = $state(false);
   error: string | null = $state(null);
 
-  #timer: ReturnType<typeof setTimeout> | null = null;
-  #inFlight = false;
-  #again = false;
+  #lookup = new LatestOnly(DEBOUNCE_MS, () => this.#run(), () => (this.searching = false));
   /** Bumped by every new text: pages and answers of an older text are dropped. */
   #generation = 0;
 
@@ -38,7 +37,7 @@ export class GlobalSearch {
   changed(query: string) {
     this.query = query;
     this.#generation += 1;
-    if (this.#timer) clearTimeout(this.#timer);
+    this.#lookup.cancel();
     if (!this.active) {
       this.hits = [];
       this.total = 0;
@@ -49,7 +48,7 @@ export class GlobalSearch {
       return;
     }
     this.searching = true;
-    this.#timer = setTimeout(() => void this.#run(), DEBOUNCE_MS);
+    this.#lookup.schedule();
   }
 
   /** The same text again (a conversation changed): refreshes the first page. */
@@ -58,15 +57,9 @@ export class GlobalSearch {
   }
 
   async #run() {
-    this.#timer = null;
-    if (this.#inFlight) {
-      this.#again = true;
-      return;
-    }
     const generation = this.#generation;
     const query = this.query.trim();
     if (!query) return;
-    this.#inFlight = true;
     try {
       const page = await search(query, null, PAGE_SIZE, 0);
       if (generation !== this.#generation) return;
@@ -81,14 +74,6 @@ export class GlobalSearch {
       this.hits = [];
       this.more = false;
       this.error = toAppError(e).message;
-    } finally {
-      this.#inFlight = false;
-      if (this.#again) {
-        this.#again = false;
-        void this.#run();
-      } else if (generation === this.#generation) {
-        this.searching = false;
-      }
     }
   }
 
