@@ -16,16 +16,22 @@ async fn queue_rows(store: &Store, key: &str, rows: i64, word: &str) {
     insert_rows(store, key, rows, word).await;
 }
 
-/// The rows of [`queue_rows`] into an existing session, without the store knowing.
-async fn insert_rows(store: &Store, key: &str, rows: i64, word: &str) {
+/// A second connection to the store's file: writes there bypass the store (no wake-up, no
+/// append path), as another process's would.
+async fn side_door(store: &Store) -> sqlx::SqlitePool {
     let opts = SqliteConnectOptions::from_str("sqlite:")
         .unwrap()
         .filename(store.path());
-    let pool = SqlitePoolOptions::new()
+    SqlitePoolOptions::new()
         .max_connections(1)
         .connect_with(opts)
         .await
-        .unwrap();
+        .unwrap()
+}
+
+/// The rows of [`queue_rows`] into an existing session, without the store knowing.
+async fn insert_rows(store: &Store, key: &str, rows: i64, word: &str) {
+    let pool = side_door(store).await;
     sqlx::query(
         "WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < ?2)
          INSERT INTO messages (session_id, seq, role, content, created_at)
@@ -264,14 +270,7 @@ async fn a_write_transaction_such_as_a_compaction_wakes_the_background_indexing(
 async fn a_search_looks_further_back_only_while_the_newest_messages_fill_no_page() {
     let (_d, store) = temp_store().await;
     store.create_session("s", "").await.unwrap();
-    let opts = SqliteConnectOptions::from_str("sqlite:")
-        .unwrap()
-        .filename(store.path());
-    let pool = SqlitePoolOptions::new()
-        .max_connections(1)
-        .connect_with(opts)
-        .await
-        .unwrap();
+    let pool = side_door(&store).await;
     // 60 old messages, then (ids far later, as after 200,000 others) 60 new ones.
     for (first_id, first_seq) in [(1, 1), (200_001, 61)] {
         sqlx::query(
