@@ -13,7 +13,9 @@ use std::collections::{HashMap, HashSet};
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::model::{fenced, seconds_to_ms, title_for, Conversation, Message, SkipReason, Source};
+use super::model::{
+    fenced, seconds_to_ms, started_at, title_for, Conversation, Message, SkipReason, Source,
+};
 
 #[derive(Debug, Deserialize)]
 struct RawConversation {
@@ -135,11 +137,7 @@ pub fn convert(value: Value) -> Result<Conversation, String> {
         source: Source::ChatGpt,
         title: title_for(raw.title.as_deref(), &messages),
         external_id,
-        created_at: if created_at == 0 {
-            messages.first().map_or(updated_at, |m| m.created_at)
-        } else {
-            created_at
-        },
+        created_at: started_at(created_at, updated_at, &messages),
         updated_at,
         messages,
         skipped,

@@ -9,7 +9,9 @@
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::model::{fenced, rfc3339_to_ms, title_for, Conversation, Message, SkipReason, Source};
+use super::model::{
+    fenced, rfc3339_to_ms, started_at, title_for, Conversation, Message, SkipReason, Source,
+};
 
 #[derive(Debug, Deserialize)]
 struct RawConversation {
@@ -105,11 +107,7 @@ pub fn convert(value: Value) -> Result<Conversation, String> {
         source: Source::Claude,
         title: title_for(raw.name.as_deref(), &messages),
         external_id: raw.uuid,
-        created_at: if created_at == 0 {
-            messages.first().map_or(updated_at, |m| m.created_at)
-        } else {
-            created_at
-        },
+        created_at: started_at(created_at, updated_at, &messages),
         updated_at,
         messages,
         skipped,

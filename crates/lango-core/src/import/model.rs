@@ -128,6 +128,15 @@ pub(crate) fn rfc3339_to_ms(text: &str) -> Option<i64> {
 /// Longest title made from a first message, in characters.
 const TITLE_CHARS: usize = 60;
 
+/// When a conversation began: the export's time, or its first message's when the export
+/// gave none (0), or its last activity when it has no message either.
+pub(crate) fn started_at(given: i64, updated_at: i64, messages: &[Message]) -> i64 {
+    if given != 0 {
+        return given;
+    }
+    messages.first().map_or(updated_at, |m| m.created_at)
+}
+
 /// The title to show: the source's, else the start of the first user message, else
 /// "Imported conversation".
 pub(crate) fn title_for(given: Option<&str>, messages: &[Message]) -> String {
