@@ -48,6 +48,13 @@ pub enum Command {
         /// or deny all.
         #[arg(long, value_enum, default_value_t = ApproveMode::Ask)]
         approve: ApproveMode,
+        /// Switch this conversation to another configured provider (kept for its later
+        /// turns, in the desktop app too); without --model, that provider's default model.
+        #[arg(long, value_name = "ID")]
+        provider: Option<String>,
+        /// Switch this conversation to another model (kept for its later turns).
+        #[arg(long, value_name = "NAME")]
+        model: Option<String>,
         /// The message to send. Without it, lango reads messages from the prompt (or stdin).
         message: Option<String>,
     },

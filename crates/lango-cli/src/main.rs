@@ -57,6 +57,8 @@ fn main() -> ExitCode {
                 new,
                 no_stream,
                 approve,
+                provider,
+                model,
                 message,
             } => {
                 let options = commands::chat::Options {
@@ -64,6 +66,8 @@ fn main() -> ExitCode {
                     new: *new,
                     stream: !*no_stream,
                     approve: *approve,
+                    provider: provider.clone(),
+                    model: model.clone(),
                     message: message.clone(),
                 };
                 commands::chat::run(&ctx, options).await

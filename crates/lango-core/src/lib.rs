@@ -8,6 +8,7 @@
 pub mod agent;
 pub mod app;
 pub mod config;
+pub mod conversation;
 pub mod engine;
 pub mod export;
 pub mod import;

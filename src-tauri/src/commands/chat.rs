@@ -1,6 +1,7 @@
 //! Turns: send, stop, regenerate, edit and resend. Replies stream through a
 //! `tauri::ipc::Channel` (deltas batched by the engine every ~30 ms).
 
+use lango_core::agent::ModelRef;
 use lango_core::app::{AppError, ChatEvent, TurnOutcome};
 use tauri::ipc::Channel;
 use tauri::State;
@@ -25,13 +26,19 @@ pub async fn send_message(
     state.app().await?.send(&key, &text, sink(on_event)).await
 }
 
+/// `model`: write this reply with another model, this once (None = the conversation's).
 #[tauri::command]
 pub async fn regenerate(
     state: State<'_, AppState>,
     key: String,
+    model: Option<ModelRef>,
     on_event: Channel<ChatEvent>,
 ) -> Result<TurnOutcome, AppError> {
-    state.app().await?.regenerate(&key, sink(on_event)).await
+    state
+        .app()
+        .await?
+        .regenerate(&key, model, sink(on_event))
+        .await
 }
 
 #[tauri::command]

@@ -3,6 +3,7 @@
 //! `lango_core::app::dto` (camelCase on the wire), errors are `AppError {code, message}`.
 
 pub mod chat;
+pub mod conversation;
 pub mod import;
 pub mod memory;
 pub mod recovery;

@@ -23,6 +23,9 @@ pub struct Options {
     pub new: bool,
     pub stream: bool,
     pub approve: ApproveMode,
+    /// Switch the conversation to this provider / model (kept).
+    pub provider: Option<String>,
+    pub model: Option<String>,
     pub message: Option<String>,
 }
 
@@ -42,6 +45,9 @@ pub async fn run(ctx: &Context, options: Options) -> Result<(), CliError> {
         hooks: Some(hooks),
     };
     let key = session_key(&engine, &options).await?;
+    if options.provider.is_some() || options.model.is_some() {
+        switch_model(&engine, &key, &options).await?;
+    }
     let result = match &options.message {
         Some(message) => turn(ctx, &engine, &signals, &key, message, options.stream).await,
         None => interactive(ctx, &engine, &signals, &key, options.stream).await,
@@ -73,6 +79,25 @@ async fn session_key(engine: &Engine, options: &Options) -> Result<String, CliEr
     Ok(format!("chat-{stamp}-{:04x}", fastrand_u16()))
 }
 
+/// `--provider` / `--model`: the conversation's own model from now on, checked as the
+/// desktop checks it (a configured provider, a model it can serve).
+async fn switch_model(engine: &Engine, key: &str, options: &Options) -> Result<(), CliError> {
+    let mut own = engine.store.get_or_create_session(key).await?.chat_settings;
+    if let Some(provider) = &options.provider {
+        own.provider = Some(provider.clone());
+        // Another provider starts from its own default unless a model is named.
+        own.model = None;
+    }
+    if let Some(model) = &options.model {
+        own.model = Some(model.clone());
+    }
+    let own = own.normalized();
+    own.check(&engine.settings)
+        .map_err(|e| CliError::new(Kind::Config, e.to_string()))?;
+    engine.store.set_chat_settings(key, &own).await?;
+    Ok(())
+}
+
 /// Four random hex digits so two chats started in the same second get different keys.
 fn fastrand_u16() -> u16 {
     let nanos = std::time::SystemTime::now()
@@ -91,9 +116,10 @@ async fn interactive(
 ) -> Result<(), CliError> {
     let mut prompt = Prompt::new(ctx);
     if prompt.is_terminal() {
+        let turn = engine.turn(key).await?;
         errln!(
             "Lango · {} · conversation {key}. Ctrl-C stops a reply; Ctrl-D or /exit quits.",
-            model_label(engine)
+            model_label(&turn.provider, &turn.model)
         );
     }
     let mut ended = Ok(());
@@ -198,11 +224,11 @@ impl Prompt {
     }
 }
 
-fn model_label(engine: &Engine) -> String {
-    if engine.model.is_empty() {
-        format!("{} (default model)", engine.provider_id)
+fn model_label(provider: &str, model: &str) -> String {
+    if model.is_empty() {
+        format!("{provider} (default model)")
     } else {
-        format!("{} / {}", engine.provider_id, engine.model)
+        format!("{provider} / {model}")
     }
 }
 
@@ -218,6 +244,8 @@ async fn turn(
     name_new_session(engine, key, text).await;
     let mut request = RequestContext::for_session(key, engine.runner.root().name.clone());
     request.hooks = ctx.hooks.clone();
+    // The conversation's own model and settings (its replies are stored as written by it).
+    request.turn = Some(std::sync::Arc::new(engine.turn(key).await?));
     let watching = signals.during_turn(request.cancel.clone());
     let mut out = Printer::new(ctx.json);
     // Whether the turn's last model reply stopped at the output limit.

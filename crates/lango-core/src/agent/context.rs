@@ -20,6 +20,27 @@ pub struct RequestContext {
     /// Who approves tool calls and sees their progress; `None` = nobody: a call that needs
     /// approval is denied with a message saying so.
     pub hooks: Option<Arc<dyn TurnHooks>>,
+    /// The conversation's model and generation settings for this turn; `None` = the
+    /// agents' own (and replies are stored without their model).
+    pub turn: Option<Arc<TurnSettings>>,
+}
+
+/// A conversation's model and generation settings for one turn, resolved by the engine from
+/// the conversation's own settings over the Settings defaults.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct TurnSettings {
+    /// The provider id the model calls go to (the one replies are stored as written by).
+    pub provider: String,
+    /// `""` = that provider's default model.
+    pub model: String,
+    /// Only what the conversation overrides; `None` = the agent's own.
+    pub temperature: Option<f32>,
+    pub max_output_tokens: Option<u32>,
+    /// Replaces the root agent's instruction (sub-agents keep theirs).
+    pub system_prompt: Option<String>,
+    /// The history each call may carry with this model (its context window, capped by the
+    /// memory's message budget); `None` = the session service's.
+    pub history_budget: Option<usize>,
 }
 
 impl RequestContext {
@@ -29,6 +50,7 @@ impl RequestContext {
             agent_name: agent_name.into(),
             cancel: CancellationToken::new(),
             hooks: None,
+            turn: None,
         }
     }
 

@@ -17,7 +17,7 @@ pub mod tools;
 mod traits;
 mod types;
 
-pub use context::RequestContext;
+pub use context::{RequestContext, TurnSettings};
 pub use error::AgentError;
 pub use hooks::{
     ApprovalDecision, ApprovalRequest, FixedApproval, ProgressSink, ToolHints, ToolOrigin,
@@ -28,5 +28,5 @@ pub use traits::{
 };
 pub use types::{
     roles, Content, Event, EventActions, FunctionCall, FunctionResponse, GenerateConfig,
-    LlmRequest, LlmResponse, Part, DEFAULT_AGENT_NAME,
+    LlmRequest, LlmResponse, ModelRef, Part, DEFAULT_AGENT_NAME,
 };

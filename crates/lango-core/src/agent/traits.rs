@@ -68,6 +68,17 @@ pub trait SessionService: Send + Sync {
     ) -> BoxFuture<'_, Result<Arc<dyn Session>, AgentError>>;
     /// Get-or-create (REFERENCE §2.2).
     fn get(&self, key: &str) -> BoxFuture<'_, Result<Arc<dyn Session>, AgentError>>;
+    /// [`SessionService::get`] with the history cut to `budget` tokens instead of the
+    /// service's own (a conversation whose model has another context window); `None` = the
+    /// service's. A service without budgets ignores it.
+    fn get_with_budget(
+        &self,
+        key: &str,
+        budget: Option<usize>,
+    ) -> BoxFuture<'_, Result<Arc<dyn Session>, AgentError>> {
+        let _ = budget;
+        self.get(key)
+    }
     fn list(&self) -> BoxFuture<'_, Result<Vec<String>, AgentError>>;
     fn delete(&self, key: &str) -> BoxFuture<'_, Result<(), AgentError>>;
     /// Persists a non-partial event and adds it to the session's in-memory history

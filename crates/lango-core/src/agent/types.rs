@@ -159,6 +159,18 @@ pub struct Event {
     /// The model stopped at its output limit: the reply is cut short (stored as truncated).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub truncated: bool,
+    /// A model reply's provider id and model (stored with it, with `usage`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<ModelRef>,
+}
+
+/// A provider id and one of its models.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelRef {
+    pub provider: String,
+    /// `""` = the provider's default.
+    pub model: String,
 }
 
 impl Event {

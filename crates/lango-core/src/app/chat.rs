@@ -11,8 +11,10 @@ use super::dto::{ChatEvent, TurnOutcome, TurnStatus};
 use super::stream::{batched, DELTA_INTERVAL};
 use super::{App, AppError};
 use crate::agent::runner::run_and_collect_with;
-use crate::agent::{Event, RequestContext, Tool};
-use crate::engine::Engine;
+use crate::agent::{Event, ModelRef, RequestContext, Tool};
+use crate::conversation::ConversationSettings;
+use crate::engine::{turn_settings, Engine};
+use crate::store::Session;
 
 /// Longest session title taken from a conversation's first message.
 const TITLE_CHARS: usize = 60;
@@ -48,7 +50,7 @@ impl App {
         }
         let engine = self.engine().await?;
         let (guard, cancel) = self.begin_turn(key)?;
-        let outcome = self.play(&engine, key, text, cancel, sink).await;
+        let outcome = self.play(&engine, key, text, None, cancel, sink).await;
         drop(guard);
         Ok(outcome)
     }
@@ -59,6 +61,7 @@ impl App {
         &self,
         key: &str,
         new_text: Option<&str>,
+        model: Option<ModelRef>,
         sink: impl FnMut(ChatEvent) + Send + 'static,
     ) -> Result<TurnOutcome, AppError> {
         let engine = self.engine().await?;
@@ -73,19 +76,25 @@ impl App {
         if text.trim().is_empty() {
             return Err(AppError::new("empty_message", "type a message first"));
         }
+        // A model the conversation cannot use is refused before the old reply is removed.
+        if let Some(choice) = &model {
+            self.check_model_choice(choice).await?;
+        }
         self.inner.store.delete_messages_from(key, seq).await?;
-        let outcome = self.play(&engine, key, &text, cancel, sink).await;
+        let outcome = self.play(&engine, key, &text, model, cancel, sink).await;
         drop(guard);
         Ok(outcome)
     }
 
-    /// Replaces the last reply with a new one for the same message.
+    /// Replaces the last reply with a new one for the same message, written by `model` if
+    /// given (this once; the conversation's own model stays), else the conversation's.
     pub async fn regenerate(
         &self,
         key: &str,
+        model: Option<ModelRef>,
         sink: impl FnMut(ChatEvent) + Send + 'static,
     ) -> Result<TurnOutcome, AppError> {
-        self.replay(key, None, sink).await
+        self.replay(key, None, model, sink).await
     }
 
     /// Replaces the last user message with `text` and plays the turn again.
@@ -95,7 +104,7 @@ impl App {
         text: &str,
         sink: impl FnMut(ChatEvent) + Send + 'static,
     ) -> Result<TurnOutcome, AppError> {
-        self.replay(key, Some(text), sink).await
+        self.replay(key, Some(text), None, sink).await
     }
 
     /// Stops the turn of `key`: the provider request is aborted (the server sees the
@@ -149,14 +158,20 @@ impl App {
         engine: &Arc<Engine>,
         key: &str,
         text: &str,
+        model: Option<ModelRef>,
         cancel: CancellationToken,
         sink: impl FnMut(ChatEvent) + Send + 'static,
     ) -> TurnOutcome {
-        if let Err(e) = self.name_new_session(key, text).await {
-            return failed(e);
-        }
+        let own = match self.name_new_session(key, text).await {
+            Ok(session) => session.chat_settings,
+            Err(e) => return failed(e),
+        };
         let mut ctx = RequestContext::for_session(key, engine.runner.root().name.clone());
         ctx.cancel = cancel.clone();
+        ctx.turn = Some(Arc::new(turn_settings(
+            &engine.settings,
+            &with_model(own, model),
+        )));
         let (tx, pump) = batched(sink, DELTA_INTERVAL);
         ctx.hooks = Some(self.turn_hooks(tx.clone()));
         let tools = engine.runner.root().current_tools();
@@ -191,8 +206,8 @@ impl App {
         }
     }
 
-    /// A new conversation is titled after its first message.
-    async fn name_new_session(&self, key: &str, text: &str) -> Result<(), AppError> {
+    /// A new conversation is titled after its first message. Returns the session.
+    async fn name_new_session(&self, key: &str, text: &str) -> Result<Session, AppError> {
         let session = self.inner.store.get_or_create_session(key).await?;
         if session.title.is_empty() {
             self.inner
@@ -200,7 +215,29 @@ impl App {
                 .rename_session(key, &title_from(text))
                 .await?;
         }
-        Ok(())
+        Ok(session)
+    }
+
+    /// A one-off model (regenerate with another model) is a configured provider and a model
+    /// it can serve.
+    async fn check_model_choice(&self, choice: &ModelRef) -> Result<(), AppError> {
+        let settings = self.inner.running.read().await.settings.clone();
+        let own = with_model(ConversationSettings::default(), Some(choice.clone()));
+        own.check(&settings)
+            .map_err(|e| AppError::new("invalid_conversation_settings", e.to_string()))
+    }
+}
+
+/// The conversation's own settings with `model` (a one-off choice) in place of its model.
+fn with_model(own: ConversationSettings, model: Option<ModelRef>) -> ConversationSettings {
+    match model {
+        Some(m) => ConversationSettings {
+            provider: Some(m.provider),
+            model: Some(m.model),
+            ..own
+        }
+        .normalized(),
+        None => own,
     }
 }
 

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use super::error::AppError;
 use crate::agent::ToolHints;
 use crate::config::{Problem, Theme};
+use crate::conversation::{ConversationSettings, ConversationUsage, EffectiveSettings};
 use crate::memory::MemoryStatus;
 use crate::secrets::KeyLocation;
 use crate::store::{Observation, Reflection, Session, ToolCallStatus, ToolImage};
@@ -249,6 +250,30 @@ pub struct ProviderKey {
 pub struct ValidationReport {
     pub problems: Vec<Problem>,
     pub warnings: Vec<String>,
+}
+
+/// A conversation's own model and settings, what they resolve to, where it may switch, and
+/// its totals (`App::conversation_settings`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ConversationView {
+    /// What the conversation overrides (absent = the Settings default).
+    pub settings: ConversationSettings,
+    /// What its next turn uses.
+    pub effective: EffectiveSettings,
+    /// Every configured provider, in id order.
+    pub providers: Vec<ProviderChoice>,
+    pub usage: ConversationUsage,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProviderChoice {
+    pub id: String,
+    /// `openai`, `anthropic`, `gemini`, `ollama`, `openai-compatible`.
+    pub kind: String,
+    /// `""` = the vendor's default.
+    pub default_model: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

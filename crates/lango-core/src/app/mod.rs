@@ -10,6 +10,7 @@
 //! `agent`, memory rules in `memory`, persistence in `store`, validation in `config`.
 
 mod chat;
+mod conversation;
 pub mod dto;
 mod error;
 mod first_run;

@@ -105,16 +105,17 @@ impl App {
         before_seq: Option<i64>,
         limit: u32,
     ) -> Result<Vec<StoredMessage>, AppError> {
-        match self
+        let messages = match self
             .inner
             .store
             .page_messages(key, before_seq, limit.clamp(1, MAX_PAGE))
             .await
         {
             // A conversation not started yet has no messages.
-            Err(crate::store::StoreError::NotFound { .. }) => Ok(Vec::new()),
-            other => Ok(other?),
-        }
+            Err(crate::store::StoreError::NotFound { .. }) => return Ok(Vec::new()),
+            other => other?,
+        };
+        Ok(self.with_costs(messages).await)
     }
 
     /// Writes the conversation to a file in the user's Downloads folder (else the data

@@ -16,6 +16,7 @@ mod fields;
 mod file;
 mod mcp;
 mod memory;
+mod prices_section;
 mod provider_type;
 mod providers;
 mod secrets_section;
@@ -40,6 +41,7 @@ pub use memory::{
     DEFAULT_MEMORY_TOKEN_BUDGET, DEFAULT_MESSAGE_TOKEN_THRESHOLD,
     DEFAULT_OBSERVATION_TOKEN_THRESHOLD, DEFAULT_REFLECTION_CONSOLIDATION_THRESHOLD,
 };
+pub use prices_section::{Price, Prices};
 pub use provider_type::{
     default_base_url, ProviderType, ResolvedType, GITHUB_MODELS_BASE_URL, OLLAMA_NATIVE_BASE_URL,
     TYPE_ALIASES, VALID_TYPES,

@@ -12,6 +12,7 @@ use super::error::Problem;
 use super::fields::{Fields, Report};
 use super::mcp::{self, McpServers};
 use super::memory::{self, ObservationalMemorySettings};
+use super::prices_section::{self, Prices};
 use super::provider_type::ProviderType;
 use super::providers::{self, ProviderSettings, Providers};
 use super::secrets_section::{self, SecretsSettings};
@@ -28,6 +29,7 @@ const SECTIONS: &[&str] = &[
     "mcpServers",
     "backups",
     "updates",
+    "prices",
 ];
 
 /// The effective settings: every field present, defaults filled in. Serialises to the
@@ -47,6 +49,9 @@ pub struct Settings {
     /// MCP servers by name, in Claude Desktop's format (see `config::mcp`).
     #[serde(skip_serializing_if = "McpServers::is_empty")]
     pub mcp_servers: McpServers,
+    /// What models cost, per million tokens (see `config::prices_section`).
+    #[serde(skip_serializing_if = "Prices::is_empty")]
+    pub prices: Prices,
 }
 
 /// Checks a settings document the way loading does and builds it. `Ok` carries warnings
@@ -66,6 +71,7 @@ pub fn validate_value(value: &Value) -> Result<(Settings, Vec<String>), Vec<Prob
                 backups: backups_section::parse(root.raw("backups"), &mut report),
                 updates: updates_section::parse(root.raw("updates"), &mut report),
                 mcp_servers: mcp::parse(root.raw("mcpServers"), &mut report),
+                prices: prices_section::parse(root.raw("prices"), &mut report),
             };
             check_references(&settings, &root, &mut report);
             settings
@@ -238,7 +244,8 @@ impl Settings {
         (provider, model)
     }
 
-    fn default_model_of(&self, provider: &str) -> &str {
+    /// A provider's `defaultModel`, `""` (the vendor default) when it has none.
+    pub fn default_model_of(&self, provider: &str) -> &str {
         self.providers
             .get(provider)
             .and_then(|p| p.default_model.as_deref())

@@ -108,6 +108,11 @@ pub fn render_markdown(session: &Session, messages: &[StoredMessage]) -> String 
             speaker(&m.role),
             time(m.created_at)
         ));
+        if let Some(reply) = m.reply.as_ref().filter(|r| !r.model.is_empty()) {
+            // Backticks cannot be escaped inside a code span: a model id never has one, but
+            // a hand-edited database might.
+            out.push_str(&format!(" · `{}`", reply.model.replace('`', "'")));
+        }
         if m.archived {
             out.push_str(" · _compacted into memory_");
         }

@@ -4,7 +4,8 @@ use sqlx::FromRow;
 
 use super::error::{StoreError, StoreResult};
 use super::models::{
-    parse_tool_calls, HistoryTail, MessageKind, MessageStatus, NewMessage, StoredMessage, ToolCall,
+    parse_tool_calls, HistoryTail, MessageKind, MessageStatus, NewMessage, ReplyInfo,
+    StoredMessage, ToolCall,
 };
 use super::{now_ms, Store};
 use crate::tokens::{MessageParts, ToolCallParts};
@@ -15,7 +16,7 @@ const TAIL_PAGE: i64 = 128;
 const TURN_ROWS_MAX: usize = 1_000;
 
 pub(super) const MESSAGE_COLUMNS: &str =
-    "id, seq, role, author, content, tool_calls, status, kind, token_count, created_at";
+    "id, seq, role, author, content, tool_calls, status, kind, token_count, created_at, reply";
 
 #[derive(FromRow)]
 pub(super) struct MessageRow {
@@ -29,6 +30,7 @@ pub(super) struct MessageRow {
     kind: String,
     token_count: i64,
     created_at: i64,
+    reply: Option<String>,
 }
 
 impl MessageRow {
@@ -45,17 +47,27 @@ impl MessageRow {
             token_count: self.token_count,
             created_at: self.created_at,
             archived,
+            reply: parse_reply(self.reply.as_deref(), self.id),
         })
     }
 }
 
+/// A reply's stored model and usage. Never fails: an unreadable value (written by hand) reads
+/// as none, logged, rather than hiding the message.
+fn parse_reply(json: Option<&str>, message_id: i64) -> Option<ReplyInfo> {
+    let json = json?;
+    serde_json::from_str(json)
+        .inspect_err(|e| tracing::warn!(message_id, error = %e, "a reply's model information is unreadable; left out"))
+        .ok()
+}
+
 /// Appends one row: ?1 role, ?2 author, ?3 content, ?4 tool calls JSON, ?5 status, ?6 token
-/// count, ?7 created_at, ?8 session key. The seq comes from the session row and the trigger
+/// count, ?7 created_at, ?8 session key, ?9 the reply's model JSON (or NULL). The seq comes from the session row and the trigger
 /// `messages_advance_session` bumps next_seq and updated_at atomically with the insert. No row
 /// returned means no such session.
 pub(super) const APPEND_MESSAGE: &str =
-    "INSERT INTO messages (session_id, seq, role, author, content, tool_calls, status, token_count, created_at)
-     SELECT id, next_seq, ?1, ?2, ?3, ?4, ?5, ?6, ?7 FROM sessions WHERE key = ?8
+    "INSERT INTO messages (session_id, seq, role, author, content, tool_calls, status, token_count, created_at, reply)
+     SELECT id, next_seq, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?9 FROM sessions WHERE key = ?8
      RETURNING id, seq";
 
 /// A message about to be appended, with what is computed before the insert.
@@ -64,6 +76,8 @@ pub(super) struct PreparedAppend {
     pub tool_calls_json: String,
     pub tokens: i64,
     pub created_at: i64,
+    /// `message.reply` as JSON, NULL when none.
+    pub reply_json: Option<String>,
 }
 
 impl PreparedAppend {
@@ -71,6 +85,11 @@ impl PreparedAppend {
         Ok(Self {
             created_at: message.created_at.unwrap_or_else(now_ms),
             tool_calls_json: serde_json::to_string(&message.tool_calls)?,
+            reply_json: message
+                .reply
+                .as_ref()
+                .map(serde_json::to_string)
+                .transpose()?,
             tokens: message_cost(store, &message.content, &message.tool_calls),
             message,
         })
@@ -97,6 +116,7 @@ impl PreparedAppend {
             token_count: self.tokens,
             created_at: self.created_at,
             archived: false,
+            reply: self.message.reply,
         })
     }
 }
@@ -140,13 +160,15 @@ impl Store {
             prepared.tokens,
             prepared.created_at,
             key.to_string(),
+            prepared.reply_json.clone(),
         );
         let inserted: Option<(i64, i64)> = self
             .hot_write(move |conn| {
                 let mut insert = conn.prepare_cached(APPEND_MESSAGE)?;
-                let (role, author, content, tool_calls, status, tokens, created_at, key) = &row;
+                let (role, author, content, tool_calls, status, tokens, created_at, key, reply) =
+                    &row;
                 let mut rows = insert.query(rusqlite::params![
-                    role, author, content, tool_calls, status, tokens, created_at, key
+                    role, author, content, tool_calls, status, tokens, created_at, key, reply
                 ])?;
                 // Step to the end: in autocommit mode the commit happens when the statement
                 // completes, and only a step reports its failure (a reset on drop would not).

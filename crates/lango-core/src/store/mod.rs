@@ -30,6 +30,7 @@ mod open;
 mod plain_text;
 mod read_only;
 pub mod recovery;
+mod replies;
 mod rewind;
 mod search;
 mod search_index;
@@ -56,8 +57,8 @@ pub use knowledge::{KnowledgeDoc, KnowledgeStats, MemoryState, PendingEmbedding}
 pub use memory_failures::MemoryFailure;
 pub use models::{
     HistoryTail, MessageKind, MessageStatus, NewMessage, Observation, Recorded, Reflection,
-    SearchHit, SearchHitKind, SearchResults, Session, StoredMessage, ToolCall, ToolCallMeta,
-    ToolCallStatus, ToolImage,
+    ReplyInfo, SearchHit, SearchHitKind, SearchResults, Session, StoredMessage, ToolCall,
+    ToolCallMeta, ToolCallStatus, ToolImage,
 };
 pub use open::MIGRATOR;
 pub use vectors::{Triple, VectorRow};

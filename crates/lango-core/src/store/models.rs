@@ -2,6 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
+pub use crate::conversation::ReplyInfo;
+
 /// A conversation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -16,6 +18,9 @@ pub struct Session {
     pub observed_through_seq: i64,
     pub created_at: i64,
     pub updated_at: i64,
+    /// The conversation's own model and generation settings (empty = the Settings defaults).
+    #[serde(default)]
+    pub chat_settings: crate::conversation::ConversationSettings,
 }
 
 /// One tool call or tool response stored with a message (REFERENCE §2.1). Assistant rows
@@ -205,6 +210,8 @@ pub struct NewMessage {
     pub status: MessageStatus,
     /// Unix ms; `None` = now.
     pub created_at: Option<i64>,
+    /// An assistant reply's model and usage.
+    pub reply: Option<ReplyInfo>,
 }
 
 impl NewMessage {
@@ -234,6 +241,9 @@ pub struct StoredMessage {
     pub created_at: i64,
     /// True when compaction moved it out of the model's history (display/search only).
     pub archived: bool,
+    /// An assistant reply's model and usage (None on other rows and older replies).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reply: Option<ReplyInfo>,
 }
 
 impl StoredMessage {

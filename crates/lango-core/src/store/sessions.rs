@@ -16,13 +16,19 @@ struct SessionRow {
     observed_through_seq: i64,
     created_at: i64,
     updated_at: i64,
+    chat_settings: String,
 }
 
 const SESSION_COLUMNS: &str =
-    "key, title, model, pinned, state, observed_through_seq, created_at, updated_at";
+    "key, title, model, pinned, state, observed_through_seq, created_at, updated_at, chat_settings";
 
 impl SessionRow {
     pub(super) fn into_session(self) -> StoreResult<Session> {
+        // Written only through `set_chat_settings`; a value edited by hand that does not read
+        // means the defaults, logged, rather than a conversation that cannot be opened.
+        let chat_settings = serde_json::from_str(&self.chat_settings)
+            .inspect_err(|e| tracing::warn!(session = %self.key, error = %e, "a conversation's own settings are unreadable; the defaults apply"))
+            .unwrap_or_default();
         let state = match serde_json::from_str::<serde_json::Value>(&self.state)? {
             serde_json::Value::Object(map) => map,
             _ => serde_json::Map::new(),
@@ -36,6 +42,7 @@ impl SessionRow {
             observed_through_seq: self.observed_through_seq,
             created_at: self.created_at,
             updated_at: self.updated_at,
+            chat_settings,
         })
     }
 }
@@ -159,6 +166,26 @@ impl Store {
             model,
         )
         .await
+    }
+
+    /// Replaces the conversation's own model and generation settings. Not activity: the
+    /// sidebar order stays. A missing session → [`StoreError::NotFound`].
+    pub async fn set_chat_settings(
+        &self,
+        key: &str,
+        settings: &crate::conversation::ConversationSettings,
+    ) -> StoreResult<()> {
+        let json = serde_json::to_string(settings)?;
+        let done = sqlx::query("UPDATE sessions SET chat_settings = ? WHERE key = ?")
+            .bind(json)
+            .bind(key)
+            .execute(&*self.writer().await)
+            .await
+            .map_err(|e| self.err(e))?;
+        if done.rows_affected() == 0 {
+            return Err(not_found(key));
+        }
+        Ok(())
     }
 
     /// Deletes the session with its messages, archive, observations, reflections and memory

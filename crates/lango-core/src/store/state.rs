@@ -59,6 +59,7 @@ impl Store {
             .bind(prepared.tokens)
             .bind(prepared.created_at)
             .bind(key)
+            .bind(&prepared.reply_json)
             .fetch_optional(&mut *tx)
             .await
             .map_err(|e| self.err(e))?;

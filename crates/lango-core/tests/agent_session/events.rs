@@ -216,6 +216,7 @@ fn history(n: usize) -> Vec<StoredMessage> {
             token_count: 10,
             created_at: 1_000 + i as i64,
             archived: false,
+            reply: None,
         })
         .collect()
 }

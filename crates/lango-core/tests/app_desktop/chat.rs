@@ -147,7 +147,7 @@ async fn regenerate_replaces_the_last_reply_for_the_same_message() {
     .await;
     send(&app, "s", "question").await;
     let (seen, sink) = recorder();
-    let outcome = app.regenerate("s", sink).await.unwrap();
+    let outcome = app.regenerate("s", None, sink).await.unwrap();
     assert_eq!(outcome.status, TurnStatus::Complete);
     assert_eq!(streamed_text(&seen), "Second answer");
     let messages = app.page_messages("s", None, 10).await.unwrap();

@@ -5,6 +5,7 @@
 //! The shared set-up is here; the tests are in `chat`, `data` and `memory`.
 
 mod chat;
+mod conversation;
 mod data;
 mod memory;
 

@@ -297,6 +297,7 @@ fn msg(role: &str, content: &str, tool_calls: Vec<lango_core::store::ToolCall>) 
         token_count: 0,
         created_at: 0,
         archived: false,
+        reply: None,
     }
 }
 

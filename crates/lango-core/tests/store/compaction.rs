@@ -112,3 +112,43 @@ async fn messages_appended_after_compaction_sort_after_the_summary() {
     assert_eq!(history[0].kind, MessageKind::Summary);
     assert_eq!(history[1].content, "m0");
 }
+
+#[tokio::test]
+async fn a_replys_model_and_tokens_stay_with_it_when_compaction_archives_it() {
+    use lango_core::store::{NewMessage, ReplyInfo};
+    let (_d, store) = temp_store().await;
+    store.create_session("s", "").await.unwrap();
+    let reply = ReplyInfo {
+        provider: "local".into(),
+        model: "llama3.2".into(),
+        input_tokens: Some(120),
+        output_tokens: Some(8),
+        cost: None,
+    };
+    store
+        .append_message("s", NewMessage::new("user", "hi"))
+        .await
+        .unwrap();
+    let stored = store
+        .append_message(
+            "s",
+            NewMessage {
+                reply: Some(reply.clone()),
+                ..NewMessage::new("assistant", "hello")
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(stored.reply.as_ref(), Some(&reply));
+    append_n(&store, "s", 4).await;
+    store.compact_messages("s", 2, "greetings").await.unwrap();
+
+    let archived = store.archived_messages("s", 1, 2).await.unwrap();
+    assert_eq!(archived[1].reply.as_ref(), Some(&reply));
+    assert_eq!(store.replies_of("s").await.unwrap(), [reply]);
+    assert!(store
+        .replies_of("no such conversation")
+        .await
+        .unwrap()
+        .is_empty());
+}

@@ -8,6 +8,7 @@
 //! and conversation repair; the runner owns what happens to the responses.
 
 pub mod convert;
+mod router;
 mod stream;
 
 use std::sync::Arc;
@@ -18,6 +19,7 @@ use crate::agent::types::LlmRequest;
 use crate::provider::{GenerateParams, Provider};
 
 pub use convert::{contents_to_messages, system_message, tool_specs};
+pub use router::{BuildModel, ModelRouter};
 
 /// An [`Llm`] that sends each request to one provider with one default model.
 #[derive(Debug, Clone)]

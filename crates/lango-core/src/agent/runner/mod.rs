@@ -31,12 +31,14 @@ pub use collect::{
 };
 pub use tool_call::DENIED_MESSAGE;
 
-use super::context::RequestContext;
+use super::context::{RequestContext, TurnSettings};
 use super::error::AgentError;
 use super::session::{close_dangling_calls, SessionServiceAdapter};
 use super::tools::{error_object, normalize_schema, OutputCap, ToolAdapter};
 use super::traits::{Session, SessionService};
-use super::types::{roles, Content, Event, FunctionCall, GenerateConfig, LlmRequest, Part};
+use super::types::{
+    roles, Content, Event, FunctionCall, GenerateConfig, LlmRequest, ModelRef, Part,
+};
 use crate::config::AgentSettings;
 use crate::provider::{BoxFuture, ToolSpec};
 
@@ -239,10 +241,12 @@ impl Runner {
                 agent_name: self.root.name.clone(),
                 cancel: cancel.clone(),
                 hooks: ctx.hooks.clone(),
+                turn: ctx.turn.clone(),
             },
             text,
         );
-        let session = or_cancel(cancel, self.sessions.get(key)).await??;
+        let budget = ctx.turn.as_ref().and_then(|t| t.history_budget);
+        let session = or_cancel(cancel, self.sessions.get_with_budget(key, budget)).await??;
         self.append(
             session.as_ref(),
             Event::new(roles::USER, Some(Content::user_text(text))),
@@ -258,9 +262,10 @@ impl Runner {
                 agent_name: active.name.clone(),
                 cancel: cancel.clone(),
                 hooks: ctx.hooks.clone(),
+                turn: ctx.turn.clone(),
             };
             let tools = self.adapters(active);
-            let request = self.request(active, session.as_ref(), &tools);
+            let request = self.request(active, session.as_ref(), &tools, ctx.turn.as_deref());
 
             let mut responses = active.model.generate_content(&call_ctx, request, stream);
             let mut calls: Vec<FunctionCall> = Vec::new();
@@ -277,7 +282,7 @@ impl Runner {
                         // Could the partial reply not be stored (a full disk), that is what
                         // the user must hear: saying it was kept would be untrue.
                         return Err(self
-                            .keep_interrupted(session.as_ref(), &active.name, &streamed, &e)
+                            .keep_interrupted(session.as_ref(), &active.name, ctx, &streamed, &e)
                             .await
                             .err()
                             .unwrap_or(e));
@@ -287,6 +292,7 @@ impl Runner {
                 let mut event = Event::new(active.name.clone(), response.content);
                 event.usage = response.usage;
                 event.truncated = response.truncated;
+                event.model = reply_model(ctx);
                 if response.partial {
                     if let Some(content) = &event.content {
                         streamed.push_str(&content.text());
@@ -393,6 +399,7 @@ impl Runner {
         &self,
         session: &dyn Session,
         author: &str,
+        ctx: &RequestContext,
         text: &str,
         error: &AgentError,
     ) -> Result<(), AgentError> {
@@ -401,6 +408,7 @@ impl Runner {
         }
         let mut event = Event::new(author, Some(Content::model_text(text)));
         event.error = Some(error.to_string());
+        event.model = reply_model(ctx);
         self.append(session, event).await.inspect_err(|e| {
             tracing::warn!(error = %e, "could not keep the interrupted reply");
         })
@@ -409,10 +417,15 @@ impl Runner {
     /// The request the root agent's next model call in this session would carry (history
     /// within the budget, instruction, tools) — before any memory assembly. For the
     /// "what the model sees" inspector; nothing is written.
-    pub async fn next_request(&self, session_key: &str) -> Result<LlmRequest, AgentError> {
-        let session = self.sessions.get(session_key).await?;
+    pub async fn next_request(
+        &self,
+        session_key: &str,
+        turn: Option<&TurnSettings>,
+    ) -> Result<LlmRequest, AgentError> {
+        let budget = turn.and_then(|t| t.history_budget);
+        let session = self.sessions.get_with_budget(session_key, budget).await?;
         let tools = self.adapters(&self.root);
-        Ok(self.request(&self.root, session.as_ref(), &tools))
+        Ok(self.request(&self.root, session.as_ref(), &tools, turn))
     }
 
     /// The agent's current tools, each with its timeout: an MCP tool's own (`timeout` of its
@@ -433,8 +446,15 @@ impl Runner {
         self.sessions.append_event(session, event).await
     }
 
-    /// The request for the active agent: the session's events, its instruction and tools.
-    fn request(&self, agent: &Agent, session: &dyn Session, tools: &[ToolAdapter]) -> LlmRequest {
+    /// The request for the active agent: the session's events, its instruction and tools,
+    /// with the conversation's own model and settings (`turn`) over the agent's.
+    fn request(
+        &self,
+        agent: &Agent,
+        session: &dyn Session,
+        tools: &[ToolAdapter],
+        turn: Option<&TurnSettings>,
+    ) -> LlmRequest {
         let contents = session
             .events()
             .all()
@@ -446,15 +466,20 @@ impl Runner {
         if !targets.is_empty() && !specs.iter().any(|s| s.name == TRANSFER_TO_AGENT) {
             specs.push(transfer_spec(&targets));
         }
+        let instruction = match turn.and_then(|t| t.system_prompt.as_ref()) {
+            Some(own) if agent.name == self.root.name => own,
+            _ => &agent.instruction,
+        };
         LlmRequest {
-            model: String::new(),
+            model: turn.map(|t| t.model.clone()).unwrap_or_default(),
             contents,
             config: GenerateConfig {
-                system_instruction: (!agent.instruction.is_empty()).then(|| {
-                    Content::new(roles::SYSTEM, vec![Part::text(agent.instruction.clone())])
-                }),
-                temperature: agent.temperature,
-                max_output_tokens: agent.max_output_tokens,
+                system_instruction: (!instruction.is_empty())
+                    .then(|| Content::new(roles::SYSTEM, vec![Part::text(instruction.clone())])),
+                temperature: turn.and_then(|t| t.temperature).or(agent.temperature),
+                max_output_tokens: turn
+                    .and_then(|t| t.max_output_tokens)
+                    .or(agent.max_output_tokens),
                 tools: specs,
             },
         }
@@ -505,6 +530,14 @@ fn transfer_spec(targets: &[&Agent]) -> ToolSpec {
 }
 
 /// The function calls of a final response, in order.
+/// Who writes this turn's replies, as stored with them.
+fn reply_model(ctx: &RequestContext) -> Option<ModelRef> {
+    ctx.turn.as_ref().map(|t| ModelRef {
+        provider: t.provider.clone(),
+        model: t.model.clone(),
+    })
+}
+
 fn function_calls(content: Option<&Content>) -> Vec<FunctionCall> {
     content
         .map(|c| {

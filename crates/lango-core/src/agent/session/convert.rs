@@ -8,7 +8,7 @@
 use serde_json::{Map, Value};
 
 use crate::agent::types::{roles, Content, Event, Part, DEFAULT_AGENT_NAME};
-use crate::store::{MessageStatus, NewMessage, StoredMessage, ToolCall};
+use crate::store::{MessageStatus, NewMessage, ReplyInfo, StoredMessage, ToolCall};
 
 /// `model` → `assistant`, `function` → `tool`; anything else verbatim (REFERENCE §2.3 rule 2).
 pub fn normalise_role(role: &str) -> &str {
@@ -125,6 +125,18 @@ pub fn event_to_message(event: &Event) -> NewMessage {
         }
         .to_string();
     }
+    // A model reply carries who wrote it and the provider's token counts.
+    let reply = event
+        .model
+        .as_ref()
+        .filter(|_| role == roles::ASSISTANT)
+        .map(|m| ReplyInfo {
+            provider: m.provider.clone(),
+            model: m.model.clone(),
+            input_tokens: event.usage.map(|u| u.input_tokens),
+            output_tokens: event.usage.map(|u| u.output_tokens),
+            cost: None,
+        });
     NewMessage {
         role,
         author: event.author.clone(),
@@ -141,6 +153,7 @@ pub fn event_to_message(event: &Event) -> NewMessage {
             MessageStatus::Complete
         },
         created_at: (event.timestamp != 0).then_some(event.timestamp),
+        reply,
     }
 }
 

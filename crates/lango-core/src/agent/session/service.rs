@@ -60,29 +60,35 @@ impl SessionServiceAdapter {
     }
 
     /// Loads the session's history tail for the budget (never the whole table) into a handle.
-    async fn load(&self, session: crate::store::Session) -> Result<SessionAdapter, AgentError> {
-        let tail = self
-            .store
-            .load_history_tail(&session.key, self.budget)
-            .await?;
+    async fn load(
+        &self,
+        session: crate::store::Session,
+        budget: usize,
+    ) -> Result<SessionAdapter, AgentError> {
+        let tail = self.store.load_history_tail(&session.key, budget).await?;
         Ok(SessionAdapter::new(
             session.key,
             self.store.clone(),
             &self.root_agent_name,
-            self.budget,
+            budget,
             session.state,
             tail.messages,
             tail.truncated,
         ))
     }
 
-    async fn get_or_create(&self, key: &str) -> Result<SessionAdapter, AgentError> {
+    async fn get_or_create(
+        &self,
+        key: &str,
+        budget: Option<usize>,
+    ) -> Result<SessionAdapter, AgentError> {
         let session = match self.store.find_session(key).await? {
             Some(s) => s,
             // Loses no race: a duplicate insert re-reads (REFERENCE §2.2).
             None => self.store.get_or_create_session(key).await?,
         };
-        self.load(session).await
+        let budget = budget.filter(|b| *b > 0).unwrap_or(self.budget);
+        self.load(session, budget).await
     }
 
     async fn create_session(
@@ -158,7 +164,20 @@ impl SessionService for SessionServiceAdapter {
 
     fn get(&self, key: &str) -> BoxFuture<'_, Result<Arc<dyn Session>, AgentError>> {
         let key = key.to_string();
-        Box::pin(async move { Ok(Arc::new(self.get_or_create(&key).await?) as Arc<dyn Session>) })
+        Box::pin(
+            async move { Ok(Arc::new(self.get_or_create(&key, None).await?) as Arc<dyn Session>) },
+        )
+    }
+
+    fn get_with_budget(
+        &self,
+        key: &str,
+        budget: Option<usize>,
+    ) -> BoxFuture<'_, Result<Arc<dyn Session>, AgentError>> {
+        let key = key.to_string();
+        Box::pin(async move {
+            Ok(Arc::new(self.get_or_create(&key, budget).await?) as Arc<dyn Session>)
+        })
     }
 
     fn list(&self) -> BoxFuture<'_, Result<Vec<String>, AgentError>> {

@@ -6,6 +6,8 @@
 //! budget (`model_token_budget`, or `min(maxMessageTokenBudget, that)` with memory on,
 //! REFERENCE §2.5 [FIX]). It must not contain behaviour of its own.
 
+mod models;
+
 use std::sync::Arc;
 
 use crate::agent::model_adapter::ModelAdapter;
@@ -15,7 +17,6 @@ use crate::agent::tools::{builtin_tools, OutputCap};
 use crate::agent::Toolset;
 use crate::agent::DEFAULT_AGENT_NAME;
 use crate::config::McpTransport;
-use crate::config::ProviderType;
 use crate::config::{self, ConfigError, Settings};
 use crate::memory::buffer::MemoryBuffer;
 use crate::memory::context::{
@@ -30,10 +31,12 @@ use crate::memory::reflector::Reflector;
 use crate::memory::{MemoryConfig, MemoryEvent};
 use crate::paths::AppPaths;
 use crate::provider::http::HttpSettings;
-use crate::provider::{registry, Provider, ProviderError};
-use crate::secrets::{env_var_name, probe_keychain, KeychainStatus, SecretStore};
+use crate::provider::{registry, ProviderError};
+use crate::secrets::{probe_keychain, SecretStore};
 use crate::store::{Store, StoreError};
 use crate::tools::mcp::{McpHub, ServerOptions, KEYCHAIN_PREFIX};
+pub use models::turn_settings;
+use models::{chat_router, embedder, memory_provider_problem, observer_llm, secret_store};
 
 #[derive(Debug, thiserror::Error)]
 pub enum EngineError {
@@ -155,8 +158,12 @@ impl Engine {
         if let Some(p) = settings.provider(&provider_id) {
             registry::check_model(p.kind, &model)?;
         }
-        let base_llm: Arc<dyn crate::agent::Llm> =
-            Arc::new(ModelAdapter::new(provider, model.clone()));
+        let base_llm = chat_router(
+            paths,
+            &settings,
+            &provider_id,
+            Arc::new(ModelAdapter::new(provider, model.clone())),
+        );
 
         let om = &settings.observational_memory;
         // Memory off: the model is used as is, so requests are byte-for-byte what they were.
@@ -314,6 +321,18 @@ impl Engine {
         }
     }
 
+    /// The settings a turn of `session_key` runs with: the conversation's own over the
+    /// defaults (a conversation not created yet has none of its own).
+    pub async fn turn(&self, session_key: &str) -> Result<crate::agent::TurnSettings, EngineError> {
+        let own = self
+            .store
+            .find_session(session_key)
+            .await?
+            .map(|s| s.chat_settings)
+            .unwrap_or_default();
+        Ok(turn_settings(&self.settings, &own))
+    }
+
     /// Exactly what the next model call of a session would send: the system prompt with its
     /// sections and token counts, and the history (the "what the model sees" inspector).
     pub async fn inspect(
@@ -321,9 +340,10 @@ impl Engine {
         session_key: &str,
     ) -> Result<crate::memory::context::AssembledRequest, EngineError> {
         use crate::memory::context::{assemble, AssemblyOptions};
+        let turn = self.turn(session_key).await?;
         let request = self
             .runner
-            .next_request(session_key)
+            .next_request(session_key, Some(&turn))
             .await
             .map_err(|e| match e {
                 crate::agent::AgentError::Store(s) => EngineError::Store(s),
@@ -420,110 +440,4 @@ fn with_toolset(agent: Agent, toolset: &Option<Arc<dyn Toolset>>) -> Agent {
         Some(set) => agent.with_toolset(Arc::clone(set)),
         None => agent,
     }
-}
-
-/// The model the observer and reflector use: `observationalMemory.provider/model`, else the
-/// agent's own (spec 002 "Observer uses configurable LLM").
-fn observer_llm(
-    paths: &AppPaths,
-    settings: &Settings,
-    agent_provider: &str,
-    agent_model: &str,
-    agent_llm: Arc<dyn crate::agent::Llm>,
-) -> Result<Arc<dyn crate::agent::Llm>, EngineError> {
-    let (provider_id, model) = settings.effective_observer();
-    if provider_id == agent_provider && model == agent_model {
-        return Ok(agent_llm);
-    }
-    let secrets = secret_store(paths, settings, provider_id);
-    let provider = registry::from_settings(
-        settings,
-        provider_id,
-        &secrets,
-        HttpSettings::from_agent(&settings.agent),
-    )?;
-    Ok(Arc::new(ModelAdapter::new(provider, model.to_owned())))
-}
-
-/// What `memory status` says when the memory's own provider cannot be built (no API key,
-/// unknown provider, …): the memory's provider is named, then why.
-fn memory_provider_problem(settings: &Settings, error: &EngineError) -> String {
-    let (id, _) = settings.effective_observer();
-    let message = error.to_string();
-    let no_key = format!("no API key for provider {id:?}");
-    match message.strip_prefix(&no_key) {
-        Some(rest) => format!("the memory's provider {id:?} has no API key{rest}"),
-        None => format!("the memory's provider {id:?} cannot be used: {message}"),
-    }
-}
-
-/// The embedding client for hybrid knowledge retrieval: the memory's provider
-/// (`observationalMemory.provider`, else the agent's) with `observationalMemory.embeddingModel`.
-/// None when no embedding model is set, or when that provider has no embeddings API
-/// (Anthropic; config validation reports it).
-fn embedder(
-    paths: &AppPaths,
-    settings: &Settings,
-    agent_provider: &str,
-    agent_secrets: &SecretStore,
-) -> Result<Option<Arc<dyn Provider>>, EngineError> {
-    let model = settings.observational_memory.embedding_model.as_str();
-    if model.is_empty() {
-        return Ok(None);
-    }
-    let (provider_id, _) = settings.effective_observer();
-    let Some(provider) = settings.provider(provider_id) else {
-        return Ok(None);
-    };
-    if provider.kind == ProviderType::Anthropic {
-        tracing::warn!(provider = provider_id, model,
-            "observationalMemory.embeddingModel is set but the provider has no embeddings API; retrieval stays full-text only");
-        return Ok(None);
-    }
-    let own_secrets;
-    let secrets = if provider_id == agent_provider {
-        agent_secrets
-    } else {
-        own_secrets = secret_store(paths, settings, provider_id);
-        &own_secrets
-    };
-    let key = match secrets.get(provider_id) {
-        Ok(found) => found.map(|(key, _)| key),
-        Err(e) => {
-            tracing::warn!(provider = provider_id, error = %e, "no key for the embedding provider");
-            None
-        }
-    };
-    let mut with_model = provider.clone();
-    with_model.default_model = Some(model.to_owned());
-    let client = registry::build(
-        provider_id,
-        &with_model,
-        key,
-        HttpSettings::from_agent(&settings.agent),
-    )?;
-    tracing::info!(
-        provider = provider_id,
-        model,
-        "embeddings on: knowledge retrieval is hybrid (BM25 + cosine)"
-    );
-    Ok(Some(client))
-}
-
-/// The key store for this run. When the provider's key comes from its environment variable,
-/// the OS keychain is not probed at all (the probe can stall ~3 s on broken D-Bus setups).
-fn secret_store(paths: &AppPaths, settings: &Settings, provider_id: &str) -> SecretStore {
-    let from_env = std::env::var(env_var_name(provider_id)).is_ok_and(|v| !v.trim().is_empty());
-    let keychain = if from_env {
-        KeychainStatus::Unavailable {
-            reason: "not needed: the key comes from the environment".into(),
-        }
-    } else {
-        probe_keychain()
-    };
-    SecretStore::new(
-        keychain,
-        settings.secrets.allow_file_store,
-        &paths.config_dir,
-    )
 }
