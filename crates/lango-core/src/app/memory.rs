@@ -112,6 +112,12 @@ impl App {
         // A conversation not started yet is inspected as an empty one.
         self.inner.store.get_or_create_session(key).await?;
         let assembled = engine.inspect(key).await?;
+        // The conversation's own model's budget (its context window), as the turn uses.
+        let history_budget = engine
+            .turn(key)
+            .await?
+            .history_budget
+            .unwrap_or(engine.history_budget);
         let memory_enabled = engine.memory.is_some();
         let memory = assembled.sections.iter().find(|s| s.name == "memory");
         Ok(InspectView {
@@ -127,7 +133,7 @@ impl App {
                 .collect(),
             history: assembled.contents.iter().map(history_item).collect(),
             history_tokens: assembled.history_tokens,
-            history_budget: engine.history_budget,
+            history_budget,
             summaries_not_repeated: assembled.summaries_not_repeated,
             summary_tokens_saved: assembled.summary_tokens_saved,
             memory_tokens: memory.map_or(0, |s| s.tokens),

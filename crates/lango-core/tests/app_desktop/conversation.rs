@@ -219,3 +219,26 @@ async fn a_conversations_own_model_survives_a_restart() {
         ["fake", "other"]
     );
 }
+
+#[tokio::test]
+async fn the_context_meter_and_inspector_follow_the_conversations_own_model_and_prompt() {
+    let (_home, _fake, _other, app) = app_with_two_providers(json!({})).await;
+    let default = app.inspect("plain").await.unwrap();
+    // An 8k-token model (GPT-3.5's budget) for this conversation only.
+    let own = ConversationSettings {
+        model: Some("gpt-3.5-turbo".into()),
+        system_prompt: Some("Be brief.".into()),
+        ..ConversationSettings::default()
+    };
+    app.set_conversation_settings("small", own).await.unwrap();
+    let small = app.inspect("small").await.unwrap();
+    assert!(small.history_budget < default.history_budget);
+    assert!(
+        small.system_prompt.starts_with("Be brief."),
+        "{}",
+        small.system_prompt
+    );
+    assert!(default
+        .system_prompt
+        .starts_with("You are a test assistant."));
+}
