@@ -14,6 +14,7 @@ function row(seq: number, role: Role, merged = false): MessageRow {
     author: '',
     tools: [],
     merged,
+    reply: null,
   };
 }
 
