@@ -117,6 +117,8 @@ describe('conversation settings form', () => {
     const settings = { provider: 'local', model: 'llama3', temperature: 0.2, maxTokens: 2048, systemPrompt: '  Talk like a pirate.\n' };
     const result = settingsFromForm(formText(settings));
     expect(result).toEqual({ ok: true, settings });
+    // The provider's default model stays that provider's, not the model of Settings.
+    expect(settingsFromForm(formText({ provider: 'local', model: '' }))).toMatchObject({ settings: { provider: 'local', model: '' } });
     expect(settingsFromForm({ ...formText({}), temperature: '1,5', maxTokens: '8,192' })).toMatchObject({
       ok: true,
       settings: { temperature: 1.5, maxTokens: 8192 },

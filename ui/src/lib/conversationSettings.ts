@@ -183,8 +183,8 @@ export type FormResult =
   | { ok: false; problems: Partial<Record<keyof SettingsFormText, string>> };
 
 /**
- * The settings to save from the form. Empty fields are null (the default). A model typed
- * without a provider is kept for the provider the conversation uses (`provider`).
+ * The settings to save from the form. Empty fields are null (the default from Settings),
+ * except the model of a chosen provider: empty = that provider's default ("").
  */
 export function settingsFromForm(form: SettingsFormText): FormResult {
   const problems: Partial<Record<keyof SettingsFormText, string>> = {};
@@ -198,7 +198,8 @@ export function settingsFromForm(form: SettingsFormText): FormResult {
     ok: true,
     settings: {
       provider: text(form.provider),
-      model: text(form.model),
+      // A provider with no model typed: that provider's default (""), not the model of Settings.
+      model: text(form.model) ?? (text(form.provider) ? '' : null),
       temperature: temperature?.ok ? temperature.value : null,
       maxTokens: maxTokens?.ok ? maxTokens.value : null,
       systemPrompt: form.systemPrompt.trim() === '' ? null : form.systemPrompt,
