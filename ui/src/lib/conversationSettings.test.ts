@@ -6,6 +6,8 @@ import {
   defaultView,
   formText,
   modelOptionGroups,
+  optionChoice,
+  optionValue,
   parseChoiceValue,
   parseOptionalMaxTokens,
   regenerateChoices,
@@ -60,7 +62,24 @@ describe('model picker options', () => {
     expect(modelOptionGroups(providers, {}, { provider: 'openai', model: '' })[0].options).toHaveLength(1);
   });
 
-  it('encodes a provider and model as one option value, both ways', () => {
+  it('uses the plain model id as the option value unless two providers list it', () => {
+    const groups = modelOptionGroups(
+      providers,
+      { openai: [{ id: 'gpt-4o', displayName: '' }, { id: 'shared', displayName: '' }], local: [{ id: 'shared', displayName: '' }] },
+      null,
+    );
+    expect(groups.map((g) => g.options.map((o) => o.value))).toEqual([
+      ['openai\n', 'gpt-4o', 'openai\nshared'],
+      ['local\n', 'local\nshared'],
+    ]);
+    expect(optionChoice(groups, 'gpt-4o')).toEqual({ provider: 'openai', model: 'gpt-4o' });
+    expect(optionChoice(groups, 'local\nshared')).toEqual({ provider: 'local', model: 'shared' });
+    expect(optionChoice(groups, 'nope')).toBeNull();
+    expect(optionValue(groups, { provider: 'local', model: '' })).toBe('local\n');
+    expect(optionValue(groups, { provider: 'x', model: 'y' })).toBe('');
+  });
+
+  it('encodes a provider and model as one key, both ways', () => {
     const c = { provider: 'openai', model: 'ft:gpt-4o:org:x' };
     expect(parseChoiceValue(choiceValue(c))).toEqual(c);
     expect(parseChoiceValue(choiceValue({ provider: 'openai', model: '' }))).toEqual({ provider: 'openai', model: '' });

@@ -20,7 +20,7 @@ import { parseTemperature, type ParsedNumber } from './settingsInputs';
 // ---------------------------------------------------------------------------------------------
 // The model picker
 
-/** A provider and model as one `<option value>` (a model id never holds a newline). */
+/** A provider and model as one key (a model id never holds a newline). */
 export const choiceValue = (c: ModelChoice): string => `${c.provider}\n${c.model}`;
 
 export function parseChoiceValue(value: string): ModelChoice | null {
@@ -28,7 +28,11 @@ export function parseChoiceValue(value: string): ModelChoice | null {
   return at <= 0 ? null : { provider: value.slice(0, at), model: value.slice(at + 1) };
 }
 
+export const sameChoice = (a: ModelChoice | null, b: ModelChoice | null): boolean =>
+  !!a && !!b && a.provider === b.provider && a.model === b.model;
+
 export interface ModelOption {
+  /** The `<option value>`: the model id when only one provider offers it, else provider + id. */
   value: string;
   label: string;
   choice: ModelChoice;
@@ -47,7 +51,9 @@ export const defaultLabel = (p: Pick<ProviderChoice, 'defaultModel'>): string =>
 /**
  * The picker's options: per configured provider, its default ("" model), then its models as
  * listed (once each), and the current choice wherever it is missing (also under a provider no
- * longer configured), so the select always shows what the conversation uses.
+ * longer configured), so the select always shows what the conversation uses. An option's
+ * value is the plain model id when no other provider lists that id (what a user or a test
+ * script expects), else provider and id together; defaults are always provider-qualified.
  */
 export function modelOptionGroups(
   providers: readonly ProviderChoice[],
@@ -55,13 +61,12 @@ export function modelOptionGroups(
   current: ModelChoice | null,
 ): ModelOptionGroup[] {
   const groups: ModelOptionGroup[] = providers.map((p) => {
-    const options: ModelOption[] = [{ value: choiceValue({ provider: p.id, model: '' }), label: defaultLabel(p), choice: { provider: p.id, model: '' } }];
+    const options: ModelOption[] = [{ value: '', label: defaultLabel(p), choice: { provider: p.id, model: '' } }];
     const seen = new Set<string>(['']);
     for (const m of modelsOf[p.id] ?? []) {
       if (!m.id || seen.has(m.id)) continue;
       seen.add(m.id);
-      const choice = { provider: p.id, model: m.id };
-      options.push({ value: choiceValue(choice), label: m.displayName && m.displayName !== m.id ? m.displayName : m.id, choice });
+      options.push({ value: '', label: m.displayName && m.displayName !== m.id ? m.displayName : m.id, choice: { provider: p.id, model: m.id } });
     }
     return { provider: p.id, options };
   });
@@ -71,12 +76,31 @@ export function modelOptionGroups(
       group = { provider: current.provider, options: [] };
       groups.push(group);
     }
-    const value = choiceValue(current);
-    if (!group.options.some((o) => o.value === value)) {
-      group.options.push({ value, label: current.model || 'Default', choice: { ...current } });
+    if (!group.options.some((o) => sameChoice(o.choice, current))) {
+      group.options.push({ value: '', label: current.model || 'Default', choice: { ...current } });
+    }
+  }
+  const providersOf = new Map<string, number>();
+  for (const g of groups) for (const o of g.options) providersOf.set(o.choice.model, (providersOf.get(o.choice.model) ?? 0) + 1);
+  for (const g of groups) {
+    for (const o of g.options) {
+      const unique = o.choice.model !== '' && providersOf.get(o.choice.model) === 1 && !o.choice.model.includes('\n');
+      o.value = unique ? o.choice.model : choiceValue(o.choice);
     }
   }
   return groups;
+}
+
+/** The choice behind an option value of `groups`. */
+export function optionChoice(groups: readonly ModelOptionGroup[], value: string): ModelChoice | null {
+  for (const g of groups) for (const o of g.options) if (o.value === value) return o.choice;
+  return null;
+}
+
+/** The option value of `choice` in `groups` ("" when it is not there). */
+export function optionValue(groups: readonly ModelOptionGroup[], choice: ModelChoice | null): string {
+  for (const g of groups) for (const o of g.options) if (sameChoice(o.choice, choice)) return o.value;
+  return '';
 }
 
 /**
