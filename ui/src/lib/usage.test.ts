@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatCost, formatTokens, replyDescription, replyLine, usageSummary } from './usage';
+import { formatCost, formatTokens, replyDescription, replyLine, usageLine, usageSummary } from './usage';
 import type { ReplyInfo } from './api/types';
 
 const reply = (over: Partial<ReplyInfo> = {}): ReplyInfo => ({
@@ -76,5 +76,14 @@ describe('usageSummary', () => {
     expect(s.cost).toBe('—');
     expect(s.replies).toBe('1 reply');
     expect(usageSummary({ inputTokens: 0, outputTokens: 0, replies: 0, cost: null, unpricedReplies: 0 }).unpriced).toBeNull();
+  });
+});
+
+describe('usageLine', () => {
+  it("sums up a conversation's tokens and cost on one line, nothing before the first reply", () => {
+    const usage = { inputTokens: 12000, outputTokens: 800, replies: 3, cost: 0.0345, unpricedReplies: 0 };
+    expect(usageLine(usage)).toBe('12,000 in · 800 out · $0.035');
+    expect(usageLine({ ...usage, cost: null })).toBe('12,000 in · 800 out');
+    expect(usageLine({ ...usage, replies: 0 })).toBe('');
   });
 });

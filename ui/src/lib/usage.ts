@@ -76,3 +76,11 @@ export function usageSummary(usage: ConversationUsage): UsageSummary {
     unpriced: usage.unpricedReplies > 0 ? `${plural(usage.unpricedReplies, 'reply', 'replies')} without a price` : null,
   };
 }
+
+/** A conversation's totals on one line ("12,000 in · 800 out · $0.035"), "" before any reply. */
+export function usageLine(usage: ConversationUsage): string {
+  if (usage.replies === 0) return '';
+  const parts = [`${formatTokens(usage.inputTokens)} in`, `${formatTokens(usage.outputTokens)} out`];
+  if (usage.cost !== null && usage.cost !== undefined) parts.push(formatCost(usage.cost));
+  return parts.join(' · ');
+}
