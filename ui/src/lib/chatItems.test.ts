@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { MessageRow, Role } from './chatStream';
-import { buildItems, hideFromSeqFor, rowActions, seekTarget, turnEndAnnouncement, turnFailure, visibleRows } from './chatItems';
+import { buildItems, hideFromSeqFor, memorySessionOf, rowActions, seekTarget, turnEndAnnouncement, turnFailure, visibleRows } from './chatItems';
 
 function row(seq: number, role: Role, merged = false): MessageRow {
   return {
@@ -14,6 +14,7 @@ function row(seq: number, role: Role, merged = false): MessageRow {
     author: '',
     tools: [],
     merged,
+    reply: null,
   };
 }
 
@@ -97,5 +98,14 @@ describe('the end of a turn', () => {
     expect(turnEndAnnouncement({ status: 'stopped', error: null, retry: true })).toBe('Reply stopped.');
     expect(turnEndAnnouncement({ status: 'complete', error: null, retry: true, truncated: true })).toMatch(/output limit/);
     expect(turnEndAnnouncement({ status: 'complete', error: null, retry: true })).toBe('Reply finished.');
+  });
+});
+
+describe('memorySessionOf', () => {
+  it('names the conversation a new memory note belongs to', () => {
+    const obs = { id: 'o', sessionKey: 's1', content: '', tokenCount: 1, seqStart: 1, seqEnd: 2, createdAt: 0 };
+    expect(memorySessionOf({ type: 'observationAdded', ...obs })).toBe('s1');
+    const reflection = { ...obs, sessionKey: 's2', generation: 1, sourceTokenCount: 2 };
+    expect(memorySessionOf({ type: 'reflectionAdded', reflection, condensed: 1 })).toBe('s2');
   });
 });

@@ -5,7 +5,7 @@
  * carry Edit and Regenerate.
  */
 
-import type { AppError, TurnStatus } from './api/types';
+import type { AppError, MemoryEvent, TurnStatus } from './api/types';
 import { lastIndexOfRole, type MessageRow } from './chatStream';
 
 export type TurnMode = 'send' | 'regenerate' | 'edit';
@@ -116,4 +116,11 @@ export function turnEndAnnouncement(end: TurnEndView): string {
   if (end.status === 'stopped') return 'Reply stopped.';
   if (end.truncated) return 'Reply cut at the output limit. Continue asks for the rest.';
   return 'Reply finished.';
+}
+
+/** The conversation a memory event is about (null for status events, which every view gets). */
+export function memorySessionOf(event: MemoryEvent): string | null {
+  if (event.type === 'observationAdded') return event.sessionKey;
+  if (event.type === 'reflectionAdded') return event.reflection.sessionKey;
+  return null;
 }

@@ -139,6 +139,12 @@ describe('buildRows', () => {
     expect(rows[3].merged).toBe(false);
   });
 
+  it('keeps who wrote a reply and its usage on assistant rows only', () => {
+    const reply = { provider: 'openai', model: 'gpt-4o', inputTokens: 10, outputTokens: 2, cost: null };
+    const rows = buildRows([msg(1, 'user', 'hi', { reply }), msg(2, 'assistant', 'hello', { reply }), msg(3, 'assistant', 'old')]);
+    expect(rows.map((r) => r.reply)).toEqual([null, reply, null]);
+  });
+
   it('shows a tool row on its own when its call is on an older page', () => {
     const rows = buildRows([
       msg(10, 'tool', '', { toolCalls: [{ id: 'x', name: 'calc', output: '{"v":2}' }] }),

@@ -10,7 +10,7 @@
  * newest page is reloaded.
  */
 
-import type { ApprovalDecision, ChatEvent, MessageStatus, StoredMessage, ToolCall, ToolCallMeta } from './api/types';
+import type { ApprovalDecision, ChatEvent, MessageStatus, ReplyInfo, StoredMessage, ToolCall, ToolCallMeta } from './api/types';
 import { hideShownImageData, imagesInResult, isOpen, newToolCard, parseStatus, type ToolCardModel } from './toolCards';
 
 // ---------------------------------------------------------------------------------------
@@ -187,6 +187,8 @@ export interface MessageRow {
   tools: ToolCardModel[];
   /** A tool row whose every result is shown in the call's card above: rendered as nothing. */
   merged: boolean;
+  /** Who wrote an assistant reply, its tokens and cost (replies of older versions have none). */
+  reply: ReplyInfo | null;
 }
 
 export const rowKey = (seq: number) => `m${seq}`;
@@ -257,6 +259,7 @@ export function buildRows(messages: readonly StoredMessage[]): MessageRow[] {
       createdAt: m.createdAt,
       author: m.author ?? '',
       merged: false,
+      reply: role === 'assistant' ? (m.reply ?? null) : null,
     };
     if (role === 'assistant') {
       const tools = (m.toolCalls ?? []).map((c) => {

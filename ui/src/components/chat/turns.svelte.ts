@@ -5,7 +5,7 @@
  */
 
 import { approveToolCall, editLast, regenerate, sendMessage, stopTurn } from '../../lib/api/commands';
-import type { AppError, ApprovalDecision, ChatEvent, TurnStatus } from '../../lib/api/types';
+import type { AppError, ApprovalDecision, ChatEvent, ModelChoice, TurnStatus } from '../../lib/api/types';
 import { applyChatEvent, decideApproval, emptyReply, type LiveReply } from '../../lib/chatStream';
 import type { TurnFailure, TurnMode } from '../../lib/chatItems';
 import { toAppError } from '../../lib/errors';
@@ -50,6 +50,8 @@ export async function runTurn(
   text: string | null,
   hideFromSeq: number | null,
   onRefused: (text: string) => void,
+  /** Regenerate only: this reply's provider and model (null = the conversation's). */
+  model: ModelChoice | null = null,
 ): Promise<TurnEnd> {
   delete turnErrors[key];
   turns[key] = {
@@ -73,7 +75,7 @@ export async function runTurn(
       mode === 'send'
         ? await sendMessage(key, text ?? '', onEvent)
         : mode === 'regenerate'
-          ? await regenerate(key, onEvent)
+          ? await regenerate(key, onEvent, model)
           : await editLast(key, text ?? '', onEvent);
     end = { status: outcome.status, error: outcome.error, retry: true, truncated: outcome.truncated };
   } catch (e) {

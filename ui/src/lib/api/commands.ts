@@ -12,6 +12,8 @@ import type {
   BuildProgress,
   BuildReport,
   ChatEvent,
+  ConversationSettings,
+  ConversationView,
   Diagnosis,
   ExportFormat,
   ExportResult,
@@ -24,6 +26,7 @@ import type {
   MemoryEstimate,
   MemoryItemKind,
   MemoryOverview,
+  ModelChoice,
   ModelEntry,
   Restored,
   Salvaged,
@@ -95,14 +98,23 @@ export const cancelImportMemory = () => call<boolean>('cancel_import_memory');
 // Chat
 export const sendMessage = (key: string, text: string, onEvent: (e: ChatEvent) => void) =>
   call<TurnOutcome>('send_message', { key, text, onEvent: channel(onEvent) });
-export const regenerate = (key: string, onEvent: (e: ChatEvent) => void) =>
-  call<TurnOutcome>('regenerate', { key, onEvent: channel(onEvent) });
+/** A new last reply; `model` writes this one with another model (the conversation keeps its own). */
+export const regenerate = (key: string, onEvent: (e: ChatEvent) => void, model?: ModelChoice | null) =>
+  call<TurnOutcome>('regenerate', { key, model: model ?? null, onEvent: channel(onEvent) });
 export const editLast = (key: string, text: string, onEvent: (e: ChatEvent) => void) =>
   call<TurnOutcome>('edit_last', { key, text, onEvent: channel(onEvent) });
 export const stopTurn = (key: string) => call<boolean>('stop_turn', { key });
 /** Answers a paused tool call; false when nothing waits under that id (the turn ended). */
 export const approveToolCall = (sessionKey: string, callId: string, decision: ApprovalDecision) =>
   call<boolean>('approve_tool_call', { sessionKey, callId, decision });
+
+// A conversation's own provider, model and settings (a conversation not created yet gets the defaults)
+export const conversationSettings = (key: string) => call<ConversationView>('conversation_settings', { key });
+/** Rejects with `invalid_conversation_settings` on a bad value; creates the conversation if needed. */
+export const setConversationSettings = (key: string, settings: ConversationSettings) =>
+  call<ConversationView>('set_conversation_settings', { key, settings });
+/** The models of one configured provider. */
+export const listModelsOf = (provider: string) => call<ModelEntry[]>('list_models_of', { provider });
 
 // Tools (MCP servers)
 export const mcpServers = () => call<McpServerInfo[]>('mcp_servers');

@@ -12,6 +12,29 @@ export function onMemoryEvent(handler: (event: MemoryEvent) => void): Promise<Un
   return listen<MemoryEvent>('memory', (e) => handler(e.payload));
 }
 
+/**
+ * A listener for `onMount`: starts it now and returns the cleanup, which also stops a listener
+ * that is only set up after the component is gone. A listener that cannot start is ignored.
+ */
+export function whileMounted(start: () => Promise<UnlistenFn>): () => void {
+  let unlisten: UnlistenFn | null = null;
+  let disposed = false;
+  try {
+    start()
+      .then((un) => {
+        if (disposed) un();
+        else unlisten = un;
+      })
+      .catch(() => undefined);
+  } catch {
+    // No event bridge (the UI opened outside the app): nothing to listen to.
+  }
+  return () => {
+    disposed = true;
+    unlisten?.();
+  };
+}
+
 export type MenuAction = 'settings';
 
 export function onMenuAction(handler: (action: MenuAction) => void): Promise<UnlistenFn> {

@@ -120,6 +120,70 @@ export interface StoredMessage {
   createdAt: number;
   /** Moved out of the model's history by memory compaction (still shown). */
   archived: boolean;
+  /** Who wrote an assistant reply and what it cost (only on replies written by this version). */
+  reply?: ReplyInfo | null;
+}
+
+/** Who wrote an assistant reply, and what it cost (null when the provider gave no usage / no price is set). */
+export interface ReplyInfo {
+  provider: string;
+  model: string;
+  inputTokens: number | null;
+  outputTokens: number | null;
+  cost: number | null;
+}
+
+/** A conversation's own choices; null/absent = use the default from Settings. */
+export interface ConversationSettings {
+  provider?: string | null;
+  model?: string | null;
+  temperature?: number | null;
+  maxTokens?: number | null;
+  systemPrompt?: string | null;
+}
+
+/** What a conversation's next reply uses: its own choices over the defaults. */
+export interface EffectiveSettings {
+  provider: string;
+  model: string;
+  temperature: number;
+  maxTokens: number;
+  systemPrompt: string;
+}
+
+/** A configured provider; `defaultModel` "" = the vendor's default. */
+export interface ProviderChoice {
+  id: string;
+  kind: string;
+  defaultModel: string;
+}
+
+/** The tokens and cost of a conversation's replies (`cost` null when no reply had a price). */
+export interface ConversationUsage {
+  inputTokens: number;
+  outputTokens: number;
+  replies: number;
+  cost: number | null;
+  unpricedReplies: number;
+}
+
+export interface ConversationView {
+  settings: ConversationSettings;
+  effective: EffectiveSettings;
+  providers: ProviderChoice[];
+  usage: ConversationUsage;
+}
+
+/** A provider and one of its models ("" = the provider's default). */
+export interface ModelChoice {
+  provider: string;
+  model: string;
+}
+
+/** USD per million tokens. */
+export interface Price {
+  input: number;
+  output: number;
 }
 
 export type SearchHitKind = 'message' | 'observation' | 'reflection';
@@ -368,6 +432,8 @@ export interface SettingsDocument {
   appearance: { theme: 'system' | 'light' | 'dark' };
   /** The release feed; `""` (the default) = update checks off. */
   updates?: { feedUrl: string };
+  /** USD per million tokens by model id (a half-typed price is kept as its text until fixed). */
+  prices?: Record<string, { input: number | string; output: number | string }>;
   [other: string]: unknown;
 }
 

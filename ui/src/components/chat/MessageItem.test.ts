@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { render } from 'svelte/server';
+import MessageItem from './MessageItem.svelte';
+import type { MessageRow } from '../../lib/chatStream';
+
+const row = (over: Partial<MessageRow> = {}): MessageRow => ({
+  key: 'm2',
+  seq: 2,
+  role: 'assistant',
+  content: 'Hello.',
+  status: 'complete',
+  archived: false,
+  createdAt: 1_700_000_000_000,
+  author: 'lango',
+  tools: [],
+  merged: false,
+  reply: null,
+  ...over,
+});
+
+describe('MessageItem reply footer', () => {
+  it('says which model wrote a reply, its tokens and cost', () => {
+    const { body } = render(MessageItem, {
+      props: { row: row({ reply: { provider: 'openai', model: 'gpt-4o-mini', inputTokens: 1234, outputTokens: 56, cost: 0.0012 } }) },
+    });
+    expect(body).toContain('gpt-4o-mini · 1,234 in · 56 out · $0.0012');
+  });
+
+  it('renders a model name from the server as text, never as markup', () => {
+    const { body } = render(MessageItem, {
+      props: { row: row({ reply: { provider: 'x', model: '<img src=x onerror=alert(1)>', inputTokens: null, outputTokens: null, cost: null } }) },
+    });
+    expect(body).not.toContain('<img src=x');
+    expect(body).toContain('&lt;img src=x onerror=alert(1)>');
+  });
+
+  it('shows no usage line on replies written before usage was kept', () => {
+    const { body } = render(MessageItem, { props: { row: row() } });
+    expect(body).not.toContain('data-testid="reply-info"');
+  });
+});
