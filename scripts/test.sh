@@ -11,7 +11,7 @@ ensure_ui_deps
 ensure_mcp_test_servers
 
 step "ui unit tests (vitest)"
-(cd "$ROOT/ui" && npx vitest run)
+(cd "$ROOT/ui" && npx vitest run && npm run --silent test:dom)
 build_ui
 build_app
 
