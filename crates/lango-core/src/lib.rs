@@ -7,6 +7,7 @@
 
 pub mod agent;
 pub mod app;
+pub mod attachments;
 pub mod config;
 pub mod conversation;
 pub mod engine;

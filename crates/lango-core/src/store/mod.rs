@@ -14,6 +14,7 @@
 //! except the two context assembly runs before every model call, which run inline on a
 //! dedicated read connection (`hot_path`) — and, thanks to WAL, never wait for a writer.
 
+mod attachments;
 mod compaction;
 mod error;
 mod find;
@@ -49,6 +50,7 @@ use tokio::sync::{Mutex, MutexGuard};
 
 use crate::tokens::TokenCounter;
 
+pub use attachments::{AttachmentRef, StoredAttachment};
 pub use compaction::{SummaryRow, SUMMARY_PREFIX};
 pub use error::{StoreError, StoreResult};
 pub use find::{FindMatches, FIND_MAX};

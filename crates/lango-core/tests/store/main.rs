@@ -1,5 +1,6 @@
 //! Store tests against real SQLite files in temporary folders.
 
+mod attachments;
 mod compaction;
 mod crash;
 mod find;

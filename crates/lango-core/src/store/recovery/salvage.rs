@@ -21,6 +21,7 @@ use crate::tokens::default_counter;
 /// Parents before children, so a row's conversation is already there.
 const TABLES: &[&str] = &[
     "sessions",
+    "attachments",
     "messages",
     "archived_messages",
     "observations",

@@ -1,0 +1,324 @@
+//! An attached image made ready to send: decoded within a bounded allocation, turned upright
+//! (EXIF orientation), scaled down to fit [`MAX_IMAGE_SIDE`] and re-encoded.
+//!
+//! Re-encoding also drops the file's metadata (EXIF location, camera serial numbers): what
+//! is sent and stored is the pixels only. Output is PNG for PNG and GIF sources (screenshots
+//! and diagrams keep sharp text; a GIF sends its first frame) and for anything with
+//! transparency, JPEG (quality 85) for photos; a PNG that would be over
+//! [`MAX_ENCODED_IMAGE_BYTES`] without transparency becomes a JPEG too.
+//!
+//! [`prepare_image`] is pure CPU work — up to seconds for a 100-megapixel image — so callers
+//! run it on a blocking thread.
+
+use std::io::Cursor;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use ::image::codecs::jpeg::JpegEncoder;
+use ::image::codecs::png::PngEncoder;
+use ::image::{DynamicImage, ImageDecoder, ImageError, ImageFormat as Codec, ImageReader, Limits};
+
+use super::error::AttachmentError;
+use super::kind::ImageFormat;
+use super::limits::{MAX_DECODE_ALLOC, MAX_ENCODED_IMAGE_BYTES, MAX_IMAGE_PIXELS, MAX_IMAGE_SIDE};
+
+/// JPEG quality for photos: visually lossless at the sizes sent, a quarter of quality 100.
+const JPEG_QUALITY: u8 = 85;
+
+/// The image as it is sent and stored, with its size before and after.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PreparedImage {
+    /// `image/png` or `image/jpeg`.
+    pub mime: String,
+    /// The encoded image (not base64).
+    pub data: Vec<u8>,
+    /// The original's size, upright.
+    pub original_width: u32,
+    pub original_height: u32,
+    /// The prepared image's size (≤ [`MAX_IMAGE_SIDE`] on the long side).
+    pub width: u32,
+    pub height: u32,
+}
+
+/// Decodes, downscales and re-encodes an image whose bytes [`detect`](super::detect) found
+/// to be `format`. Never allocates past [`MAX_DECODE_ALLOC`] for the pixels: an image with
+/// more than [`MAX_IMAGE_PIXELS`] is refused from its header alone.
+pub fn prepare_image(
+    name: &str,
+    bytes: &[u8],
+    format: ImageFormat,
+) -> Result<PreparedImage, AttachmentError> {
+    // The decoders are not expected to panic, but the bytes are anyone's: a panic in one is
+    // this file's error, never the app's crash.
+    catch_unwind(AssertUnwindSafe(|| prepare_inner(name, bytes, format))).unwrap_or_else(|_| {
+        tracing::warn!(name, "the image decoder panicked");
+        Err(AttachmentError::BadImage {
+            name: name.into(),
+            reason: "the decoder failed on it".into(),
+        })
+    })
+}
+
+fn prepare_inner(
+    name: &str,
+    bytes: &[u8],
+    format: ImageFormat,
+) -> Result<PreparedImage, AttachmentError> {
+    let bad = |e: ImageError| AttachmentError::BadImage {
+        name: name.into(),
+        reason: format!("it is damaged or cut short ({e})"),
+    };
+    let mut limits = Limits::default();
+    limits.max_alloc = Some(MAX_DECODE_ALLOC);
+    let mut reader = ImageReader::with_format(Cursor::new(bytes), codec(format));
+    reader.limits(limits);
+    let mut decoder = reader.into_decoder().map_err(bad)?;
+    let (width, height) = decoder.dimensions();
+    let too_large = || AttachmentError::ImageTooLarge {
+        name: name.into(),
+        width,
+        height,
+        max_pixels: MAX_IMAGE_PIXELS,
+    };
+    if u64::from(width) * u64::from(height) > MAX_IMAGE_PIXELS
+        || decoder.total_bytes() > MAX_DECODE_ALLOC
+    {
+        return Err(too_large());
+    }
+    let orientation = decoder.orientation().ok();
+    let mut image = DynamicImage::from_decoder(decoder).map_err(|e| match e {
+        ImageError::Limits(_) => too_large(),
+        e => bad(e),
+    })?;
+    if let Some(orientation) = orientation {
+        image.apply_orientation(orientation);
+    }
+    let (original_width, original_height) = (image.width(), image.height());
+    if original_width.max(original_height) > MAX_IMAGE_SIDE {
+        // `thumbnail` averages whole source pixels into each target pixel (a box filter):
+        // right for large reductions and, unlike `resize`, no float copy of the image.
+        image = image.thumbnail(MAX_IMAGE_SIDE, MAX_IMAGE_SIDE);
+    }
+    let transparent = has_transparency(&image);
+    let image = eight_bit(image, transparent);
+    let want_png = transparent || matches!(format, ImageFormat::Png | ImageFormat::Gif);
+    let internal = |e: ImageError| AttachmentError::Internal {
+        name: name.into(),
+        reason: format!("re-encoding the image failed ({e})"),
+    };
+    let (mime, data) = if want_png {
+        let png = encode_png(&image).map_err(internal)?;
+        if png.len() > MAX_ENCODED_IMAGE_BYTES && !transparent {
+            ("image/jpeg", encode_jpeg(&image).map_err(internal)?)
+        } else {
+            ("image/png", png)
+        }
+    } else {
+        ("image/jpeg", encode_jpeg(&image).map_err(internal)?)
+    };
+    tracing::debug!(
+        name,
+        original_width,
+        original_height,
+        width = image.width(),
+        height = image.height(),
+        bytes = data.len(),
+        mime,
+        "image prepared"
+    );
+    Ok(PreparedImage {
+        mime: mime.into(),
+        data,
+        original_width,
+        original_height,
+        width: image.width(),
+        height: image.height(),
+    })
+}
+
+fn codec(format: ImageFormat) -> Codec {
+    match format {
+        ImageFormat::Png => Codec::Png,
+        ImageFormat::Jpeg => Codec::Jpeg,
+        ImageFormat::Webp => Codec::WebP,
+        ImageFormat::Gif => Codec::Gif,
+    }
+}
+
+/// True when some pixel is not fully opaque (an alpha channel that is all 255 does not
+/// count: many screenshots carry one).
+fn has_transparency(image: &DynamicImage) -> bool {
+    if !image.color().has_alpha() {
+        return false;
+    }
+    match image {
+        DynamicImage::ImageLumaA8(i) => i.pixels().any(|p| p.0[1] < u8::MAX),
+        DynamicImage::ImageRgba8(i) => i.pixels().any(|p| p.0[3] < u8::MAX),
+        other => other.to_rgba8().pixels().any(|p| p.0[3] < u8::MAX),
+    }
+}
+
+/// 8 bits a channel, grey kept grey, alpha only where it is used: what both encoders take
+/// and the smallest of each.
+fn eight_bit(image: DynamicImage, transparent: bool) -> DynamicImage {
+    let grey = matches!(
+        image,
+        DynamicImage::ImageLuma8(_)
+            | DynamicImage::ImageLuma16(_)
+            | DynamicImage::ImageLumaA8(_)
+            | DynamicImage::ImageLumaA16(_)
+    );
+    match (transparent, grey) {
+        (true, true) => DynamicImage::ImageLumaA8(image.to_luma_alpha8()),
+        (true, false) => DynamicImage::ImageRgba8(image.to_rgba8()),
+        (false, true) => DynamicImage::ImageLuma8(image.to_luma8()),
+        (false, false) => DynamicImage::ImageRgb8(image.to_rgb8()),
+    }
+}
+
+fn encode_png(image: &DynamicImage) -> Result<Vec<u8>, ImageError> {
+    let mut out = Vec::new();
+    image.write_with_encoder(PngEncoder::new(&mut out))?;
+    Ok(out)
+}
+
+fn encode_jpeg(image: &DynamicImage) -> Result<Vec<u8>, ImageError> {
+    let mut out = Vec::new();
+    let rgb;
+    // JPEG has no alpha: a transparent image only gets here when its PNG was too large.
+    let image = if image.color().has_alpha() {
+        rgb = DynamicImage::ImageRgb8(image.to_rgb8());
+        &rgb
+    } else {
+        image
+    };
+    image.write_with_encoder(JpegEncoder::new_with_quality(&mut out, JPEG_QUALITY))?;
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ::image::codecs::png::{CompressionType, FilterType};
+    use ::image::{GrayImage, ImageEncoder, RgbImage, RgbaImage};
+
+    fn png_of(image: &DynamicImage) -> Vec<u8> {
+        let mut out = Vec::new();
+        image.write_with_encoder(PngEncoder::new(&mut out)).unwrap();
+        out
+    }
+
+    #[test]
+    fn a_12000_pixel_square_scan_comes_back_within_1568_pixels() {
+        // Low entropy (flat grey with a few stripes) so the PNG is small on disk; decoded it
+        // is still 144 megapixels.
+        let side = 12_000;
+        let image = GrayImage::from_fn(side, side, |x, _| {
+            ::image::Luma([if x % 1000 < 10 { 0 } else { 200 }])
+        });
+        let mut bytes = Vec::new();
+        PngEncoder::new_with_quality(&mut bytes, CompressionType::Fast, FilterType::NoFilter)
+            .write_image(image.as_raw(), side, side, ::image::ExtendedColorType::L8)
+            .unwrap();
+        drop(image);
+        let prepared = prepare_image("scan.png", &bytes, ImageFormat::Png).unwrap();
+        assert_eq!(
+            (prepared.original_width, prepared.original_height),
+            (side, side)
+        );
+        assert_eq!((prepared.width, prepared.height), (1568, 1568));
+        let back = ::image::load_from_memory(&prepared.data).unwrap();
+        assert_eq!((back.width(), back.height()), (1568, 1568));
+        assert_eq!(prepared.mime, "image/png");
+    }
+
+    #[test]
+    fn an_image_past_the_pixel_cap_is_refused_from_its_header() {
+        // A PNG claiming 20000×20000 with no pixel data: refused before any decoding.
+        let mut bytes = b"\x89PNG\r\n\x1a\n".to_vec();
+        let mut ihdr = b"IHDR".to_vec();
+        ihdr.extend(20_000u32.to_be_bytes());
+        ihdr.extend(20_000u32.to_be_bytes());
+        ihdr.extend([8, 0, 0, 0, 0]);
+        bytes.extend(13u32.to_be_bytes());
+        bytes.extend(&ihdr);
+        bytes.extend(crc32(&ihdr).to_be_bytes());
+        // The decoder reads up to the first data chunk before it reports the size.
+        for chunk in [&b"IDAT\x78\x01"[..], b"IEND"] {
+            bytes.extend((chunk.len() as u32 - 4).to_be_bytes());
+            bytes.extend(chunk);
+            bytes.extend(crc32(chunk).to_be_bytes());
+        }
+        let err = prepare_image("huge.png", &bytes, ImageFormat::Png).unwrap_err();
+        assert!(
+            matches!(err, AttachmentError::ImageTooLarge { width: 20_000, .. }),
+            "{err:?}"
+        );
+        assert!(err.to_string().contains("20000×20000"), "{err}");
+    }
+
+    #[test]
+    fn a_cut_or_garbage_png_is_a_clear_error_naming_the_file() {
+        let photo = DynamicImage::ImageRgb8(RgbImage::from_fn(300, 200, |x, y| {
+            ::image::Rgb([x as u8, y as u8, 7])
+        }));
+        let whole = png_of(&photo);
+        let cut = &whole[..whole.len() / 2];
+        let err = prepare_image("cut.png", cut, ImageFormat::Png).unwrap_err();
+        assert_eq!(err.code(), "bad_image", "{err:?}");
+        assert!(
+            err.to_string()
+                .starts_with("\"cut.png\" could not be read as an image"),
+            "{err}"
+        );
+        let mut garbage = b"\x89PNG\r\n\x1a\n".to_vec();
+        garbage.extend((0..500u32).map(|i| (i * 7919 % 251) as u8));
+        let err = prepare_image("noise.png", &garbage, ImageFormat::Png).unwrap_err();
+        assert_eq!(err.code(), "bad_image", "{err:?}");
+    }
+
+    #[test]
+    fn a_photo_becomes_a_jpeg_and_a_small_one_keeps_its_size() {
+        let photo = DynamicImage::ImageRgb8(RgbImage::from_fn(640, 480, |x, y| {
+            ::image::Rgb([x as u8, y as u8, 90])
+        }));
+        let mut jpeg = Vec::new();
+        photo
+            .write_with_encoder(JpegEncoder::new_with_quality(&mut jpeg, 95))
+            .unwrap();
+        let prepared = prepare_image("cat.jpg", &jpeg, ImageFormat::Jpeg).unwrap();
+        assert_eq!(prepared.mime, "image/jpeg");
+        assert_eq!((prepared.width, prepared.height), (640, 480));
+        assert_eq!(
+            (prepared.original_width, prepared.original_height),
+            (640, 480)
+        );
+    }
+
+    #[test]
+    fn transparency_is_kept_as_png_and_a_wide_image_keeps_its_aspect() {
+        let logo = DynamicImage::ImageRgba8(RgbaImage::from_fn(3136, 400, |x, _| {
+            ::image::Rgba([0, 0, 255, (x % 256) as u8])
+        }));
+        let prepared = prepare_image("logo.png", &png_of(&logo), ImageFormat::Png).unwrap();
+        assert_eq!(prepared.mime, "image/png");
+        assert_eq!((prepared.width, prepared.height), (1568, 200));
+        let back = ::image::load_from_memory(&prepared.data).unwrap();
+        assert!(back.color().has_alpha());
+    }
+
+    /// The PNG chunk checksum (CRC-32, ISO 3309), for the hand-made header above.
+    fn crc32(data: &[u8]) -> u32 {
+        let mut crc = 0xFFFF_FFFFu32;
+        for &b in data {
+            crc ^= u32::from(b);
+            for _ in 0..8 {
+                crc = if crc & 1 == 1 {
+                    (crc >> 1) ^ 0xEDB8_8320
+                } else {
+                    crc >> 1
+                };
+            }
+        }
+        !crc
+    }
+}
