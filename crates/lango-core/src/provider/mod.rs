@@ -23,8 +23,8 @@ mod types;
 pub use config::ProviderConfig;
 pub use error::{NetworkFailure, ProviderError};
 pub use types::{
-    stream_of, BoxFuture, EventStream, GenerateParams, Message, ModelInfo, Provider, Role,
-    StopReason, StreamEvent, ToolCallChunk, ToolCallRequest, ToolSpec, Usage,
+    stream_of, BoxFuture, EventStream, GenerateParams, ImageInput, Message, ModelInfo, Provider,
+    Role, StopReason, StreamEvent, ToolCallChunk, ToolCallRequest, ToolSpec, Usage,
 };
 
 /// The result sent for a tool call that never completed (REFERENCE §5.2): providers require

@@ -38,6 +38,16 @@ pub struct ToolCallRequest {
     pub thought_signature: String,
 }
 
+/// An image sent with a user message, already prepared (`attachments::prepare_image`:
+/// downscaled, re-encoded) — each client puts it in its own wire format.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ImageInput {
+    /// `image/png`, `image/jpeg`, `image/webp` or `image/gif`.
+    pub mime_type: String,
+    /// The image's bytes, base64 (standard alphabet, padded), without a `data:` prefix.
+    pub data: String,
+}
+
 /// One message of a conversation in provider-neutral form.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Message {
@@ -51,6 +61,9 @@ pub struct Message {
     pub tool_call_id: String,
     #[serde(default)]
     pub tool_call_name: String,
+    /// Images attached to a user message (ignored on other roles), sent before its text.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub images: Vec<ImageInput>,
 }
 
 impl Message {
@@ -61,6 +74,15 @@ impl Message {
             tool_calls: Vec::new(),
             tool_call_id: String::new(),
             tool_call_name: String::new(),
+            images: Vec::new(),
+        }
+    }
+
+    /// A user message with `images` attached.
+    pub fn user_with_images(content: impl Into<String>, images: Vec<ImageInput>) -> Self {
+        Self {
+            images,
+            ..Self::new(Role::User, content)
         }
     }
 

@@ -14,8 +14,8 @@ use lango_core::provider::http::HttpSettings;
 use lango_core::provider::ollama::Ollama;
 use lango_core::provider::openai::OpenAiCompatible;
 use lango_core::provider::{
-    GenerateParams, Message, Provider, ProviderConfig, ProviderError, StopReason, StreamEvent,
-    ToolCallRequest, Usage,
+    GenerateParams, ImageInput, Message, Provider, ProviderConfig, ProviderError, StopReason,
+    StreamEvent, ToolCallRequest, Usage,
 };
 use lango_core::secrets::ApiKey;
 use lango_testkit::RecordedRequest;
@@ -95,6 +95,27 @@ pub fn fast_http() -> HttpSettings {
         max_backoff: Duration::from_millis(5),
         idle_timeout: Duration::from_secs(10),
         ..HttpSettings::default()
+    }
+}
+
+/// A real 1×1 red PNG, base64: the image every format's image request test sends.
+pub const RED_PIXEL_PNG: &str =
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC";
+
+/// "What is in this image?" with [`RED_PIXEL_PNG`] attached, after a system message.
+pub fn user_shows_an_image() -> GenerateParams {
+    GenerateParams {
+        messages: vec![
+            Message::system("S"),
+            Message::user_with_images(
+                "What is in this image?",
+                vec![ImageInput {
+                    mime_type: "image/png".into(),
+                    data: RED_PIXEL_PNG.into(),
+                }],
+            ),
+        ],
+        ..GenerateParams::default()
     }
 }
 

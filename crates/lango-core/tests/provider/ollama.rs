@@ -1,7 +1,7 @@
 //! Native Ollama client: every fixture under `fixtures/ollama/` replayed byte for byte, the
 //! `/api/chat` request shape, start errors, `/api/tags` and `/api/embed`.
 
-use super::harness::{fast_http, fold, Outcome};
+use super::harness::{fast_http, fold, user_shows_an_image, Outcome, RED_PIXEL_PNG};
 use futures_util::StreamExt;
 use lango_core::provider::ollama::Ollama;
 use lango_core::provider::{
@@ -269,6 +269,18 @@ async fn request_body_for_a_tool_turn_is_exactly_the_api_chat_shape() {
         request.header("authorization"),
         None,
         "no key configured → no Authorization header"
+    );
+}
+
+#[tokio::test]
+async fn a_user_image_is_a_bare_base64_string_in_the_messages_images() {
+    let body = send_and_record(user_shows_an_image()).await.json();
+    assert_eq!(
+        body["messages"],
+        json!([
+            {"role": "system", "content": "S"},
+            {"role": "user", "content": "What is in this image?", "images": [RED_PIXEL_PNG]}
+        ])
     );
 }
 

@@ -5,7 +5,7 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::provider::{GenerateParams, Message, Role, ToolCallRequest};
+use crate::provider::{GenerateParams, ImageInput, Message, Role, ToolCallRequest};
 
 /// `max_tokens` when the caller set none (the API requires ≥ 1).
 pub const DEFAULT_MAX_TOKENS: u32 = 4096;
@@ -80,6 +80,13 @@ fn text_block(text: &str) -> Value {
     json!({"type": "text", "text": text})
 }
 
+fn image_block(image: &ImageInput) -> Value {
+    json!({
+        "type": "image",
+        "source": {"type": "base64", "media_type": image.mime_type, "data": image.data},
+    })
+}
+
 fn call_id(call: &ToolCallRequest) -> String {
     if call.id.is_empty() {
         format!("call_{}", call.name)
@@ -112,8 +119,14 @@ pub fn convert_messages(messages: &[Message]) -> Vec<Value> {
         match m.role {
             Role::System => {}
             Role::User => {
+                // Images first, then the text: Anthropic's vision guide puts the image
+                // before the question about it.
+                let mut blocks: Vec<Value> = m.images.iter().map(image_block).collect();
                 if !m.content.is_empty() {
-                    turns.push(("user", vec![text_block(&m.content)]));
+                    blocks.push(text_block(&m.content));
+                }
+                if !blocks.is_empty() {
+                    turns.push(("user", blocks));
                 }
             }
             Role::Tool => {

@@ -98,11 +98,20 @@ pub fn to_contents(messages: &[Message]) -> Vec<Content> {
         match m.role {
             Role::System => {}
             Role::User => {
+                // Images first, then the text, as Gemini's image-understanding guide does.
+                let mut parts: Vec<Part> = m
+                    .images
+                    .iter()
+                    .map(|i| Part::Image {
+                        mime_type: i.mime_type.clone(),
+                        data: i.data.clone(),
+                    })
+                    .collect();
                 if !m.content.is_empty() {
-                    out.push(Content::new(
-                        GeminiRole::User,
-                        vec![Part::Text(m.content.clone())],
-                    ));
+                    parts.push(Part::Text(m.content.clone()));
+                }
+                if !parts.is_empty() {
+                    out.push(Content::new(GeminiRole::User, parts));
                 }
             }
             Role::Assistant => {

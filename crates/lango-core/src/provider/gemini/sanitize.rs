@@ -20,6 +20,11 @@ pub enum GeminiRole {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Part {
     Text(String),
+    /// An image sent inline: `inlineData {mimeType, data}` (base64).
+    Image {
+        mime_type: String,
+        data: String,
+    },
     Call {
         id: String,
         name: String,
@@ -42,6 +47,11 @@ impl Part {
     pub fn to_json(&self) -> Value {
         match self {
             Part::Text(text) => json!({"text": text}),
+            // camelCase like every other field this client sends (the REST API's JSON
+            // mapping of the proto also accepts `inline_data`/`mime_type`).
+            Part::Image { mime_type, data } => {
+                json!({"inlineData": {"mimeType": mime_type, "data": data}})
+            }
             Part::Call {
                 id,
                 name,

@@ -38,7 +38,15 @@ pub fn build_body(params: &GenerateParams, model: &str, messages: &[Message]) ->
 pub fn message_json(m: &Message) -> Value {
     match m.role {
         Role::System => json!({"role": "system", "content": m.content}),
-        Role::User => json!({"role": "user", "content": m.content}),
+        Role::User => {
+            let mut v = json!({"role": "user", "content": m.content});
+            if !m.images.is_empty() {
+                // Ollama's /api/chat: bare base64 strings, no mime type (it sniffs the bytes).
+                let images: Vec<&str> = m.images.iter().map(|i| i.data.as_str()).collect();
+                v["images"] = json!(images);
+            }
+            v
+        }
         Role::Assistant => {
             let mut v = json!({"role": "assistant", "content": m.content});
             let calls: Vec<Value> = m

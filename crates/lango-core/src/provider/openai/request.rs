@@ -56,7 +56,8 @@ fn round_f32(v: f32) -> f64 {
 pub fn message_json(m: &Message) -> Value {
     match m.role {
         Role::System => json!({"role": "system", "content": m.content}),
-        Role::User => json!({"role": "user", "content": m.content}),
+        Role::User if m.images.is_empty() => json!({"role": "user", "content": m.content}),
+        Role::User => json!({"role": "user", "content": user_parts(m)}),
         Role::Assistant => {
             let mut v = json!({"role": "assistant", "content": m.content});
             let calls: Vec<Value> = m
@@ -83,6 +84,23 @@ pub fn message_json(m: &Message) -> Value {
             json!({"role": "tool", "tool_call_id": id, "content": m.content})
         }
     }
+}
+
+/// A user message with images as content parts: its text first (when there is any), then
+/// each image as a `data:` URL, as the Chat Completions vision guide shows. Only used when
+/// there are images, so text-only requests keep the plain-string `content`.
+fn user_parts(m: &Message) -> Value {
+    let mut parts = Vec::with_capacity(m.images.len() + 1);
+    if !m.content.is_empty() {
+        parts.push(json!({"type": "text", "text": m.content}));
+    }
+    for image in &m.images {
+        parts.push(json!({
+            "type": "image_url",
+            "image_url": {"url": format!("data:{};base64,{}", image.mime_type, image.data)},
+        }));
+    }
+    Value::Array(parts)
 }
 
 /// A tool declaration; None for a nameless one.

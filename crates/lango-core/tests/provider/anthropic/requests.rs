@@ -67,6 +67,26 @@ async fn acceptance_66_tool_turns_become_tool_use_and_one_tool_result_message() 
 }
 
 #[tokio::test]
+async fn a_user_image_is_a_base64_image_block_before_the_text() {
+    let req = recorded(user_shows_an_image(), config).await;
+    assert_eq!(
+        req.json(),
+        json!({
+            "model": MODEL,
+            "max_tokens": 4096,
+            "stream": true,
+            "system": "S",
+            "messages": [
+                {"role": "user", "content": [
+                    {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": RED_PIXEL_PNG}},
+                    {"type": "text", "text": "What is in this image?"}
+                ]}
+            ]
+        })
+    );
+}
+
+#[tokio::test]
 async fn a_second_system_message_reaches_the_system_text_with_tools_and_options() {
     let mut messages = weather_turns();
     messages.push(Message::system(

@@ -83,6 +83,23 @@ async fn system_user_call_result_and_a_second_system_message_give_this_exact_bod
 }
 
 #[tokio::test]
+async fn a_user_image_is_an_inline_data_part_before_the_text() {
+    let req = recorded(user_shows_an_image()).await;
+    assert_eq!(
+        req.json(),
+        json!({
+            "contents": [
+                {"role": "user", "parts": [
+                    {"inlineData": {"mimeType": "image/png", "data": RED_PIXEL_PNG}},
+                    {"text": "What is in this image?"}
+                ]}
+            ],
+            "systemInstruction": {"parts": [{"text": "S"}]}
+        })
+    );
+}
+
+#[tokio::test]
 async fn headers_carry_the_key_and_user_agent_and_the_path_names_the_model() {
     let req = recorded(user_params()).await;
     assert_eq!(req.method, "POST");

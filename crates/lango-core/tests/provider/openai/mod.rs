@@ -14,7 +14,7 @@ mod compatible;
 mod official;
 mod requests;
 
-use super::harness::{events, fast_http, fold, Outcome};
+use super::harness::{events, fast_http, fold, user_shows_an_image, Outcome, RED_PIXEL_PNG};
 use lango_testkit::{fixtures_dir, FixtureServer, RecordedRequest, Reply, TestServer};
 use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;

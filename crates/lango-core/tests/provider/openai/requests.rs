@@ -118,6 +118,36 @@ async fn request_body_for_a_tool_turn_is_exactly_the_chat_completions_shape() {
 }
 
 #[tokio::test]
+async fn a_user_image_is_an_image_url_part_with_a_data_url_after_the_text() {
+    // The vision guide's shape: content becomes an array of parts only when there are
+    // images (text-only messages keep the plain string, above).
+    let body = send_and_record(user_shows_an_image(), None).await.json();
+    assert_eq!(
+        body["messages"],
+        json!([
+            {"role": "system", "content": "S"},
+            {"role": "user", "content": [
+                {"type": "text", "text": "What is in this image?"},
+                {"type": "image_url", "image_url": {"url": format!("data:image/png;base64,{RED_PIXEL_PNG}")}}
+            ]}
+        ])
+    );
+}
+
+#[tokio::test]
+async fn an_image_without_text_is_sent_as_the_image_part_alone() {
+    let mut params = user_shows_an_image();
+    params.messages[1].content.clear();
+    let body = send_and_record(params, None).await.json();
+    assert_eq!(
+        body["messages"][1],
+        json!({"role": "user", "content": [
+            {"type": "image_url", "image_url": {"url": format!("data:image/png;base64,{RED_PIXEL_PNG}")}}
+        ]})
+    );
+}
+
+#[tokio::test]
 async fn unset_max_tokens_and_tools_are_omitted_and_the_default_model_is_used() {
     let body = send_and_record(hello(), None).await.json();
     assert_eq!(
