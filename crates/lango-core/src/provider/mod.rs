@@ -19,6 +19,7 @@ pub mod orphans;
 pub mod registry;
 pub mod sse;
 mod types;
+pub mod vision;
 
 pub use config::ProviderConfig;
 pub use error::{NetworkFailure, ProviderError};
