@@ -72,8 +72,12 @@ if [ -n "$RPM" ] && command -v rpm >/dev/null; then
     for soname in libwebkit2gtk-4.1.so.0 libgtk-3.so.0 libsoup-3.0.so.0 libdbus-1.so.3; do
         grep -qxF "${soname}()(64bit)" <<<"$requires" || fail "the .rpm does not require ${soname}()(64bit)"
     done
-    rpm -qp --recommends "$RPM" | grep -qx gnome-keyring || fail "the .rpm recommends no Secret Service provider"
-    rpm -qpl "$RPM" | grep -q '^/usr/share/applications/.*\.desktop$' || fail "the .rpm has no desktop entry"
+    # Read whole, then searched: `rpm … | grep -q` fails under pipefail when grep exits at
+    # its first match and rpm, still writing, gets SIGPIPE.
+    recommends="$(rpm -qp --recommends "$RPM")"
+    files="$(rpm -qpl "$RPM")"
+    grep -qx gnome-keyring <<<"$recommends" || fail "the .rpm recommends no Secret Service provider"
+    grep -q '^/usr/share/applications/.*\.desktop$' <<<"$files" || fail "the .rpm has no desktop entry"
     ok "the .rpm requires WebKitGTK, GTK, libsoup and D-Bus by soname, recommends gnome-keyring, has a desktop entry"
 fi
 
