@@ -55,6 +55,10 @@ pub enum Command {
         /// Switch this conversation to another model (kept for its later turns).
         #[arg(long, value_name = "NAME")]
         model: Option<String>,
+        /// Attach a file to the message (repeatable): an image (PNG, JPEG, WebP, GIF), a PDF
+        /// or a text/code file. Without MESSAGE, they go with the first message typed.
+        #[arg(long = "attach", value_name = "FILE")]
+        attach: Vec<std::path::PathBuf>,
         /// The message to send. Without it, lango reads messages from the prompt (or stdin).
         message: Option<String>,
     },

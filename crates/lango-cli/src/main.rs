@@ -59,6 +59,7 @@ fn main() -> ExitCode {
                 approve,
                 provider,
                 model,
+                attach,
                 message,
             } => {
                 let options = commands::chat::Options {
@@ -68,6 +69,7 @@ fn main() -> ExitCode {
                     approve: *approve,
                     provider: provider.clone(),
                     model: model.clone(),
+                    attach: attach.clone(),
                     message: message.clone(),
                 };
                 commands::chat::run(&ctx, options).await

@@ -21,9 +21,14 @@ pub async fn send_message(
     state: State<'_, AppState>,
     key: String,
     text: String,
+    attachments: Option<Vec<String>>,
     on_event: Channel<ChatEvent>,
 ) -> Result<TurnOutcome, AppError> {
-    state.app().await?.send(&key, &text, sink(on_event)).await
+    state
+        .app()
+        .await?
+        .send_with(&key, &text, &attachments.unwrap_or_default(), sink(on_event))
+        .await
 }
 
 /// `model`: write this reply with another model, this once (None = the conversation's).

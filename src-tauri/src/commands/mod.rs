@@ -2,6 +2,7 @@
 //! call into `lango_core::app::App`; arguments and results are the serde types of
 //! `lango_core::app::dto` (camelCase on the wire), errors are `AppError {code, message}`.
 
+pub mod attachments;
 pub mod chat;
 pub mod conversation;
 pub mod import;

@@ -7,7 +7,8 @@
 use std::io::IsTerminal;
 
 use lango_core::agent::runner::run_and_collect_with;
-use lango_core::agent::{AgentError, Event, RequestContext};
+use lango_core::agent::{AgentError, Event, RequestContext, UserInput};
+use lango_core::store::AttachmentRef;
 use lango_core::engine::Engine;
 use lango_core::provider::ProviderError;
 
@@ -26,6 +27,8 @@ pub struct Options {
     /// Switch the conversation to this provider / model (kept).
     pub provider: Option<String>,
     pub model: Option<String>,
+    /// Files to attach to the message (the first one typed, without `message`).
+    pub attach: Vec<std::path::PathBuf>,
     pub message: Option<String>,
 }
 
@@ -48,9 +51,17 @@ pub async fn run(ctx: &Context, options: Options) -> Result<(), CliError> {
     if options.provider.is_some() || options.model.is_some() {
         switch_model(&engine, &key, &options).await?;
     }
+    let attachments = super::attach::store_files(&engine, &options.attach).await?;
+    super::attach::check_model_takes_images(&engine, &key, &attachments).await?;
     let result = match &options.message {
-        Some(message) => turn(ctx, &engine, &signals, &key, message, options.stream).await,
-        None => interactive(ctx, &engine, &signals, &key, options.stream).await,
+        Some(message) => {
+            let input = UserInput {
+                text: message.clone(),
+                attachments,
+            };
+            turn(ctx, &engine, &signals, &key, input, options.stream).await
+        }
+        None => interactive(ctx, &engine, &signals, &key, attachments, options.stream).await,
     };
     signals.closing();
     // Finishes the memory cycle the last turn triggered before exiting (spec 002 "Graceful shutdown").
@@ -112,6 +123,7 @@ async fn interactive(
     engine: &Engine,
     signals: &Signals,
     key: &str,
+    mut attachments: Vec<AttachmentRef>,
     stream: bool,
 ) -> Result<(), CliError> {
     let mut prompt = Prompt::new(ctx);
@@ -131,7 +143,12 @@ async fn interactive(
         if line == "/exit" || line == "/quit" {
             break;
         }
-        match turn(ctx, engine, signals, key, line, stream).await {
+        // `--attach` files go with the first message.
+        let input = UserInput {
+            text: line.to_owned(),
+            attachments: std::mem::take(&mut attachments),
+        };
+        match turn(ctx, engine, signals, key, input, stream).await {
             Ok(()) => {}
             // SIGTERM/SIGHUP: the reply is kept and the chat ends.
             Err(e) if signals.ending().is_some() => {
@@ -238,10 +255,14 @@ async fn turn(
     engine: &Engine,
     signals: &Signals,
     key: &str,
-    text: &str,
+    input: UserInput,
     stream: bool,
 ) -> Result<(), CliError> {
-    name_new_session(engine, key, text).await;
+    let title = match input.attachments.first() {
+        Some(a) if input.text.trim().is_empty() => a.name.clone(),
+        _ => input.text.clone(),
+    };
+    name_new_session(engine, key, &title).await;
     let mut request = RequestContext::for_session(key, engine.runner.root().name.clone());
     request.hooks = ctx.hooks.clone();
     // The conversation's own model and settings (its replies are stored as written by it).
@@ -256,7 +277,7 @@ async fn turn(
         &engine.runner,
         request,
         key,
-        text,
+        input,
         stream,
         &mut |event, reply| {
             if event.is_model_reply() {

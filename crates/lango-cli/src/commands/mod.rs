@@ -1,6 +1,7 @@
 //! One module per command group; each turns arguments into engine calls and prints.
 
 pub mod approve;
+pub mod attach;
 pub mod chat;
 pub mod config;
 pub mod doctor;

@@ -25,9 +25,23 @@ pub struct RequestContext {
     pub turn: Option<Arc<TurnSettings>>,
 }
 
+impl Default for TurnSettings {
+    fn default() -> Self {
+        Self {
+            provider: String::new(),
+            model: String::new(),
+            temperature: None,
+            max_output_tokens: None,
+            system_prompt: None,
+            history_budget: None,
+            images: true,
+        }
+    }
+}
+
 /// A conversation's model and generation settings for one turn, resolved by the engine from
 /// the conversation's own settings over the Settings defaults.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct TurnSettings {
     /// The provider id the model calls go to (the one replies are stored as written by).
     pub provider: String,
@@ -41,6 +55,9 @@ pub struct TurnSettings {
     /// The history each call may carry with this model (its context window, capped by the
     /// memory's message budget); `None` = the session service's.
     pub history_budget: Option<usize>,
+    /// Whether attached images are sent as images (false: the model is known not to take
+    /// them, so each is described in words instead).
+    pub images: bool,
 }
 
 impl RequestContext {

@@ -28,5 +28,5 @@ pub use traits::{
 };
 pub use types::{
     roles, Content, Event, EventActions, FunctionCall, FunctionResponse, GenerateConfig,
-    LlmRequest, LlmResponse, ModelRef, Part, DEFAULT_AGENT_NAME,
+    InlineData, LlmRequest, LlmResponse, ModelRef, Part, UserInput, DEFAULT_AGENT_NAME,
 };

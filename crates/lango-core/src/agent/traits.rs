@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 use super::context::RequestContext;
 use super::error::AgentError;
 use super::hooks::{ProgressSink, ToolOrigin};
-use super::types::{Event, LlmRequest, LlmResponse};
+use super::types::{Content, Event, LlmRequest, LlmResponse};
 use crate::provider::BoxFuture;
 use crate::store::ToolImage;
 
@@ -81,6 +81,17 @@ pub trait SessionService: Send + Sync {
     }
     fn list(&self) -> BoxFuture<'_, Result<Vec<String>, AgentError>>;
     fn delete(&self, key: &str) -> BoxFuture<'_, Result<(), AgentError>>;
+    /// Fills in the attached files of `contents` (parts with an `attachment`): a text file's
+    /// or PDF's text, an image as `inline_data` when `images`, else a line describing it. A
+    /// service without attachments leaves them as they are.
+    fn resolve_attachments<'a>(
+        &'a self,
+        contents: &'a mut [Content],
+        images: bool,
+    ) -> BoxFuture<'a, Result<(), AgentError>> {
+        let _ = (contents, images);
+        Box::pin(async { Ok(()) })
+    }
     /// Persists a non-partial event and adds it to the session's in-memory history
     /// (REFERENCE §2.3). State-delta-only events update the state and store no row.
     fn append_event<'a>(

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::provider::{ToolSpec, Usage};
-use crate::store::ToolCallMeta;
+use crate::store::{AttachmentRef, ToolCallMeta};
 
 /// The author of model events when the root agent has no name (spec 003 "Model role mapping").
 pub const DEFAULT_AGENT_NAME: &str = "lango-agent";
@@ -51,9 +51,62 @@ pub struct Part {
     pub thought: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub thought_signature: Option<Vec<u8>>,
+    /// A file attached to the user's message. Stored as the row's reference, never as text;
+    /// what the model gets (the file's text in `text`, or the image in `inline_data`) is
+    /// filled in before each call (`SessionService::resolve_attachments`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attachment: Option<AttachmentRef>,
+    /// An image for the model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inline_data: Option<InlineData>,
+}
+
+/// Bytes sent to the model as they are (an attached image).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct InlineData {
+    pub mime_type: String,
+    /// Base64.
+    pub data: String,
+}
+
+/// What the user sends in one turn: text, attached files (stored beforehand), or both.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct UserInput {
+    pub text: String,
+    pub attachments: Vec<AttachmentRef>,
+}
+
+impl From<String> for UserInput {
+    fn from(text: String) -> Self {
+        Self {
+            text,
+            attachments: Vec::new(),
+        }
+    }
+}
+
+impl From<&str> for UserInput {
+    fn from(text: &str) -> Self {
+        text.to_owned().into()
+    }
+}
+
+impl From<&String> for UserInput {
+    fn from(text: &String) -> Self {
+        text.clone().into()
+    }
 }
 
 impl Part {
+    /// A reference to an attached file, filled in before a model call.
+    pub fn attachment(attachment: AttachmentRef) -> Self {
+        Self {
+            attachment: Some(attachment),
+            ..Self::default()
+        }
+    }
+
     pub fn text(text: impl Into<String>) -> Self {
         Self {
             text: Some(text.into()),
@@ -115,11 +168,11 @@ impl Content {
         Self::new(roles::MODEL, vec![Part::text(text)])
     }
 
-    /// The non-thought text parts concatenated.
+    /// The non-thought text parts concatenated (an attached file's text left out).
     pub fn text(&self) -> String {
         self.parts
             .iter()
-            .filter(|p| !p.thought)
+            .filter(|p| !p.thought && p.attachment.is_none())
             .filter_map(|p| p.text.as_deref())
             .collect()
     }

@@ -11,9 +11,9 @@ use super::dto::{ChatEvent, TurnOutcome, TurnStatus};
 use super::stream::{batched, DELTA_INTERVAL};
 use super::{App, AppError};
 use crate::agent::runner::run_and_collect_with;
-use crate::agent::{Event, ModelRef, RequestContext, Tool};
+use crate::agent::{Event, ModelRef, RequestContext, Tool, UserInput};
 use crate::conversation::ConversationSettings;
-use crate::engine::{turn_settings, Engine};
+use crate::engine::{check_images, turn_settings, Engine};
 use crate::store::Session;
 
 /// Longest session title taken from a conversation's first message.
@@ -45,12 +45,35 @@ impl App {
         text: &str,
         sink: impl FnMut(ChatEvent) + Send + 'static,
     ) -> Result<TurnOutcome, AppError> {
-        if text.trim().is_empty() {
+        self.send_with(key, text, &[], sink).await
+    }
+
+    /// [`App::send`] with files attached (stored beforehand by `prepare_attachment`, named
+    /// here by hash, in order). Refused before anything is sent when the files are over one
+    /// message's limits or include an image the conversation's model cannot take.
+    pub async fn send_with(
+        &self,
+        key: &str,
+        text: &str,
+        attachments: &[String],
+        sink: impl FnMut(ChatEvent) + Send + 'static,
+    ) -> Result<TurnOutcome, AppError> {
+        if text.trim().is_empty() && attachments.is_empty() {
             return Err(AppError::new("empty_message", "type a message first"));
         }
         let engine = self.engine().await?;
+        let attachments = self.attachment_refs(attachments).await?;
+        if attachments.iter().any(|a| a.kind == "image") {
+            let turn = engine.turn(key).await?;
+            check_images(&turn, &attachments)
+                .map_err(|message| AppError::new("model_cannot_see_images", message))?;
+        }
+        let input = UserInput {
+            text: text.to_owned(),
+            attachments,
+        };
         let (guard, cancel) = self.begin_turn(key)?;
-        let outcome = self.play(&engine, key, text, None, cancel, sink).await;
+        let outcome = self.play(&engine, key, input, None, cancel, sink).await;
         drop(guard);
         Ok(outcome)
     }
@@ -66,14 +89,14 @@ impl App {
     ) -> Result<TurnOutcome, AppError> {
         let engine = self.engine().await?;
         let (guard, cancel) = self.begin_turn(key)?;
-        let Some((seq, old_text)) = self.inner.store.last_user_message(key).await? else {
+        let Some((seq, old_text, attachments)) = self.inner.store.last_user_message(key).await? else {
             return Err(AppError::new(
                 "nothing_to_regenerate",
                 "this conversation has no message to send again",
             ));
         };
         let text = new_text.map_or(old_text, str::to_owned);
-        if text.trim().is_empty() {
+        if text.trim().is_empty() && attachments.is_empty() {
             return Err(AppError::new("empty_message", "type a message first"));
         }
         // A model the conversation cannot use is refused before the old reply is removed.
@@ -81,7 +104,8 @@ impl App {
             self.check_model_choice(choice).await?;
         }
         self.inner.store.delete_messages_from(key, seq).await?;
-        let outcome = self.play(&engine, key, &text, model, cancel, sink).await;
+        let input = UserInput { text, attachments };
+        let outcome = self.play(&engine, key, input, model, cancel, sink).await;
         drop(guard);
         Ok(outcome)
     }
@@ -157,12 +181,17 @@ impl App {
         &self,
         engine: &Arc<Engine>,
         key: &str,
-        text: &str,
+        input: UserInput,
         model: Option<ModelRef>,
         cancel: CancellationToken,
         sink: impl FnMut(ChatEvent) + Send + 'static,
     ) -> TurnOutcome {
-        let own = match self.name_new_session(key, text).await {
+        // A message of files alone is titled after the first file.
+        let title_text = match input.attachments.first() {
+            Some(a) if input.text.trim().is_empty() => a.name.clone(),
+            _ => input.text.clone(),
+        };
+        let own = match self.name_new_session(key, &title_text).await {
             Ok(session) => session.chat_settings,
             Err(e) => return failed(e),
         };
@@ -178,7 +207,7 @@ impl App {
         // Whether the last model reply of the turn stopped at the output limit.
         let mut truncated = false;
         let (_, result) =
-            run_and_collect_with(&engine.runner, ctx, key, text, true, &mut |event, reply| {
+            run_and_collect_with(&engine.runner, ctx, key, input, true, &mut |event, reply| {
                 if event.is_model_reply() {
                     truncated = event.truncated;
                 }

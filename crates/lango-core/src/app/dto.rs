@@ -252,6 +252,19 @@ pub struct ValidationReport {
     pub warnings: Vec<String>,
 }
 
+/// A file attached to a message, as the composer's chip and the message list show it:
+/// `{hash, name, kind, mime, size, tokenCount}` (stored once by content hash).
+pub type AttachmentInfo = crate::store::AttachmentRef;
+
+/// A stored image as the models get it (downscaled), for a thumbnail.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AttachmentImage {
+    pub mime: String,
+    /// Base64.
+    pub data: String,
+}
+
 /// A conversation's own model and settings, what they resolve to, where it may switch, and
 /// its totals (`App::conversation_settings`).
 #[derive(Debug, Clone, PartialEq, Serialize)]

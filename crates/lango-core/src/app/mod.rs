@@ -9,6 +9,7 @@
 //! It must not hold business rules of its own beyond orchestration: chat rules live in
 //! `agent`, memory rules in `memory`, persistence in `store`, validation in `config`.
 
+mod attachments;
 mod chat;
 mod conversation;
 pub mod dto;

@@ -14,6 +14,7 @@ use crate::paths::AppPaths;
 use crate::provider::http::HttpSettings;
 use crate::provider::{registry, Provider};
 use crate::secrets::{env_var_name, probe_keychain, KeychainStatus, SecretStore};
+use crate::store::AttachmentRef;
 
 /// The chat's model: `default` for the engine's provider, any other configured provider
 /// built on a conversation's first call to it, with the same key rules.
@@ -54,7 +55,12 @@ pub fn turn_settings(settings: &Settings, own: &ConversationSettings) -> TurnSet
     let om_budget = om
         .enabled
         .then(|| usize::try_from(om.max_message_token_budget).unwrap_or(usize::MAX));
+    // Only a model known not to take images gets them described in words.
+    let images = settings.provider(&effective.provider).is_none_or(|p| {
+        crate::provider::vision::accepts_images(p.kind, &effective.model) != Some(false)
+    });
     TurnSettings {
+        images,
         history_budget: Some(history_token_budget(&effective.model, om_budget)),
         provider: effective.provider,
         model: effective.model,
@@ -62,6 +68,22 @@ pub fn turn_settings(settings: &Settings, own: &ConversationSettings) -> TurnSet
         max_output_tokens: own.max_tokens,
         system_prompt: own.system_prompt.clone(),
     }
+}
+
+/// `Err` with a sentence for the user when `attachments` hold an image and the turn's model
+/// is known not to take images: refused before anything is sent.
+pub fn check_images(turn: &TurnSettings, attachments: &[AttachmentRef]) -> Result<(), String> {
+    if turn.images || !attachments.iter().any(|a| a.kind == "image") {
+        return Ok(());
+    }
+    let model = if turn.model.is_empty() {
+        &turn.provider
+    } else {
+        &turn.model
+    };
+    Err(format!(
+        "{model} does not take images. Pick a model that does (the composer's model picker, or `lango chat --model`) or leave the image out."
+    ))
 }
 
 /// The model the observer and reflector use: `observationalMemory.provider/model`, else the

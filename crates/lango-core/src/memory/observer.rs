@@ -245,7 +245,8 @@ fn is_user_turn(m: &StoredMessage) -> bool {
 /// `  [tool:<name>] <input>` and `  [result] <output>` (if any). Each payload is printed once
 /// (a tool row whose content repeats its output prints only the result); contents are capped
 /// at [`PAYLOAD_CAP_CHARS`], tool inputs and results (and a tool row's own content) at
-/// [`TOOL_CAP_CHARS`] with `… (n more characters)`. Legacy roles read as `assistant` / `tool`.
+/// [`TOOL_CAP_CHARS`] with `… (n more characters)`; each attached file is one line `  [attached]
+/// <description>`. Legacy roles read as `assistant` / `tool`.
 pub fn render_messages(messages: &[StoredMessage]) -> String {
     let mut out = String::new();
     for m in messages {
@@ -269,6 +270,10 @@ pub fn render_messages(messages: &[StoredMessage]) -> String {
             }
         }
         out.push('\n');
+        // An attached file as one line (name, type, size, its text's gist), never its bytes.
+        for a in &m.attachments {
+            out.push_str(&format!("  [attached] {}\n", a.description));
+        }
         for call in &m.tool_calls {
             out.push_str(&format!("  [tool:{}]", call.name));
             if !call.input.is_empty() {

@@ -20,8 +20,30 @@ pub struct AttachmentRef {
     pub mime: String,
     pub size: u64,
     pub token_count: u64,
-    /// False when the same bytes were already stored (nothing was written).
+    /// One line saying what it is — name, type, size, a gist of its text — never its bytes
+    /// (`attachments::describe`): what the memory and exports show of it.
+    #[serde(default)]
+    pub description: String,
+    /// False when the same bytes were already stored (nothing was written). Not kept with
+    /// a message.
+    #[serde(default, skip_serializing)]
     pub newly_stored: bool,
+}
+
+impl AttachmentRef {
+    /// The reference a message keeps of `a`.
+    pub fn of(a: &PreparedAttachment) -> Self {
+        Self {
+            hash: a.hash.clone(),
+            name: a.name.clone(),
+            kind: a.kind.as_str().into(),
+            mime: a.mime.clone(),
+            size: a.size,
+            token_count: a.token_count as u64,
+            description: crate::attachments::describe(a),
+            newly_stored: false,
+        }
+    }
 }
 
 /// An attachment as read back, with when it was first stored (ms since the epoch).
@@ -138,13 +160,8 @@ impl Store {
             .await
             .map_err(|e| self.err(e))?;
         Ok(AttachmentRef {
-            hash: a.hash.clone(),
-            name: a.name.clone(),
-            kind: a.kind.as_str().into(),
-            mime: a.mime.clone(),
-            size: a.size,
-            token_count: a.token_count as u64,
             newly_stored: done.rows_affected() == 1,
+            ..AttachmentRef::of(a)
         })
     }
 

@@ -120,8 +120,8 @@ impl Store {
             // Archive first: the FTS delete trigger keeps the index entry of archived ids.
             sqlx::query(
                 "INSERT INTO archived_messages
-                     (id, session_id, seq, role, author, content, tool_calls, status, token_count, kind, created_at, reply, archived_at)
-                 SELECT id, session_id, seq, role, author, content, tool_calls, status, token_count, kind, created_at, reply, ?
+                     (id, session_id, seq, role, author, content, tool_calls, status, token_count, kind, created_at, reply, attachments, archived_at)
+                 SELECT id, session_id, seq, role, author, content, tool_calls, status, token_count, kind, created_at, reply, attachments, ?
                  FROM messages WHERE session_id = ? AND seq <= ?",
             )
             .bind(now_ms())
@@ -181,6 +181,7 @@ impl Store {
             created_at,
             archived: false,
             reply: None,
+            attachments: Vec::new(),
         })
     }
 

@@ -2,6 +2,7 @@
 
 use sqlx::FromRow;
 
+use super::attachments::AttachmentRef;
 use super::error::{StoreError, StoreResult};
 use super::models::{
     parse_tool_calls, HistoryTail, MessageKind, MessageStatus, NewMessage, ReplyInfo,
@@ -16,7 +17,7 @@ const TAIL_PAGE: i64 = 128;
 const TURN_ROWS_MAX: usize = 1_000;
 
 pub(super) const MESSAGE_COLUMNS: &str =
-    "id, seq, role, author, content, tool_calls, status, kind, token_count, created_at, reply";
+    "id, seq, role, author, content, tool_calls, status, kind, token_count, created_at, reply, attachments";
 
 #[derive(FromRow)]
 pub(super) struct MessageRow {
@@ -31,6 +32,7 @@ pub(super) struct MessageRow {
     token_count: i64,
     created_at: i64,
     reply: Option<String>,
+    attachments: Option<String>,
 }
 
 impl MessageRow {
@@ -48,6 +50,7 @@ impl MessageRow {
             created_at: self.created_at,
             archived,
             reply: parse_reply(self.reply.as_deref(), self.id),
+            attachments: parse_attachments(self.attachments.as_deref(), self.id),
         })
     }
 }
@@ -61,13 +64,25 @@ fn parse_reply(json: Option<&str>, message_id: i64) -> Option<ReplyInfo> {
         .ok()
 }
 
+/// A message's attachment list. Never fails: an unreadable list (written by hand) reads as
+/// none, logged.
+fn parse_attachments(json: Option<&str>, message_id: i64) -> Vec<AttachmentRef> {
+    let Some(json) = json else {
+        return Vec::new();
+    };
+    serde_json::from_str(json)
+        .inspect_err(|e| tracing::warn!(message_id, error = %e, "a message's attachment list is unreadable; left out"))
+        .unwrap_or_default()
+}
+
 /// Appends one row: ?1 role, ?2 author, ?3 content, ?4 tool calls JSON, ?5 status, ?6 token
-/// count, ?7 created_at, ?8 session key, ?9 the reply's model JSON (or NULL). The seq comes from the session row and the trigger
+/// count, ?7 created_at, ?8 session key, ?9 the reply's model JSON (or NULL), ?10 the attachment
+/// list JSON (or NULL). The seq comes from the session row and the trigger
 /// `messages_advance_session` bumps next_seq and updated_at atomically with the insert. No row
 /// returned means no such session.
 pub(super) const APPEND_MESSAGE: &str =
-    "INSERT INTO messages (session_id, seq, role, author, content, tool_calls, status, token_count, created_at, reply)
-     SELECT id, next_seq, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?9 FROM sessions WHERE key = ?8
+    "INSERT INTO messages (session_id, seq, role, author, content, tool_calls, status, token_count, created_at, reply, attachments)
+     SELECT id, next_seq, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?9, ?10 FROM sessions WHERE key = ?8
      RETURNING id, seq";
 
 /// A message about to be appended, with what is computed before the insert.
@@ -78,6 +93,8 @@ pub(super) struct PreparedAppend {
     pub created_at: i64,
     /// `message.reply` as JSON, NULL when none.
     pub reply_json: Option<String>,
+    /// `message.attachments` as JSON, NULL when none.
+    pub attachments_json: Option<String>,
 }
 
 impl PreparedAppend {
@@ -90,7 +107,17 @@ impl PreparedAppend {
                 .as_ref()
                 .map(serde_json::to_string)
                 .transpose()?,
-            tokens: message_cost(store, &message.content, &message.tool_calls),
+            attachments_json: (!message.attachments.is_empty())
+                .then(|| serde_json::to_string(&message.attachments))
+                .transpose()?,
+            // The attachments' estimated cost counts too: the history budget must hold them.
+            tokens: message_cost(store, &message.content, &message.tool_calls).saturating_add(
+                message
+                    .attachments
+                    .iter()
+                    .map(|a| i64::try_from(a.token_count).unwrap_or(i64::MAX))
+                    .fold(0i64, i64::saturating_add),
+            ),
             message,
         })
     }
@@ -117,6 +144,7 @@ impl PreparedAppend {
             created_at: self.created_at,
             archived: false,
             reply: self.message.reply,
+            attachments: self.message.attachments,
         })
     }
 }
@@ -161,14 +189,34 @@ impl Store {
             prepared.created_at,
             key.to_string(),
             prepared.reply_json.clone(),
+            prepared.attachments_json.clone(),
         );
         let inserted: Option<(i64, i64)> = self
             .hot_write(move |conn| {
                 let mut insert = conn.prepare_cached(APPEND_MESSAGE)?;
-                let (role, author, content, tool_calls, status, tokens, created_at, key, reply) =
-                    &row;
+                let (
+                    role,
+                    author,
+                    content,
+                    tool_calls,
+                    status,
+                    tokens,
+                    created_at,
+                    key,
+                    reply,
+                    attachments,
+                ) = &row;
                 let mut rows = insert.query(rusqlite::params![
-                    role, author, content, tool_calls, status, tokens, created_at, key, reply
+                    role,
+                    author,
+                    content,
+                    tool_calls,
+                    status,
+                    tokens,
+                    created_at,
+                    key,
+                    reply,
+                    attachments
                 ])?;
                 // Step to the end: in autocommit mode the commit happens when the statement
                 // completes, and only a step reports its failure (a reset on drop would not).

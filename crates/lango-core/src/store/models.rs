@@ -212,6 +212,8 @@ pub struct NewMessage {
     pub created_at: Option<i64>,
     /// An assistant reply's model and usage.
     pub reply: Option<ReplyInfo>,
+    /// Files attached to a user's message (stored beforehand with `put_attachment`).
+    pub attachments: Vec<super::AttachmentRef>,
 }
 
 impl NewMessage {
@@ -244,6 +246,9 @@ pub struct StoredMessage {
     /// An assistant reply's model and usage (None on other rows and older replies).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reply: Option<ReplyInfo>,
+    /// Files attached to the message, in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub attachments: Vec<super::AttachmentRef>,
 }
 
 impl StoredMessage {

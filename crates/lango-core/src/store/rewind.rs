@@ -48,17 +48,27 @@ impl Store {
 }
 
 impl Store {
-    /// The newest user message still in the model's history: `(seq, text)`.
-    pub async fn last_user_message(&self, key: &str) -> StoreResult<Option<(i64, String)>> {
+    /// The newest user message still in the model's history: `(seq, text, attached files)`.
+    pub async fn last_user_message(
+        &self,
+        key: &str,
+    ) -> StoreResult<Option<(i64, String, Vec<super::AttachmentRef>)>> {
         let session_id = self.session_id(self.reader(), key).await?;
-        sqlx::query_as(
-            "SELECT seq, content FROM messages
+        let row: Option<(i64, String, Option<String>)> = sqlx::query_as(
+            "SELECT seq, content, attachments FROM messages
              WHERE session_id = ? AND role = 'user' AND kind = 'message'
              ORDER BY seq DESC LIMIT 1",
         )
         .bind(session_id)
         .fetch_optional(self.reader())
         .await
-        .map_err(|e| self.err(e))
+        .map_err(|e| self.err(e))?;
+        Ok(row.map(|(seq, content, attachments)| {
+            // The files go with the message when it is sent again.
+            let attachments = attachments
+                .and_then(|json| serde_json::from_str(&json).ok())
+                .unwrap_or_default();
+            (seq, content, attachments)
+        }))
     }
 }

@@ -60,6 +60,7 @@ impl Store {
             .bind(prepared.created_at)
             .bind(key)
             .bind(&prepared.reply_json)
+            .bind(&prepared.attachments_json)
             .fetch_optional(&mut *tx)
             .await
             .map_err(|e| self.err(e))?;

@@ -217,6 +217,7 @@ fn history(n: usize) -> Vec<StoredMessage> {
             created_at: 1_000 + i as i64,
             archived: false,
             reply: None,
+            attachments: Vec::new(),
         })
         .collect()
 }

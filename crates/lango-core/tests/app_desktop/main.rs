@@ -4,6 +4,7 @@
 //! memory browser and inspector — without a window (the WebDriver tests drive the window).
 //! The shared set-up is here; the tests are in `chat`, `data` and `memory`.
 
+mod attachments;
 mod chat;
 mod conversation;
 mod data;

@@ -298,6 +298,7 @@ fn msg(role: &str, content: &str, tool_calls: Vec<lango_core::store::ToolCall>) 
         created_at: 0,
         archived: false,
         reply: None,
+        attachments: Vec::new(),
     }
 }
 

@@ -9,7 +9,7 @@
 use serde_json::{Map, Value};
 
 use crate::agent::types::{roles, Content, FunctionCall, GenerateConfig, Part};
-use crate::provider::{Message, Role, ToolCallRequest, ToolSpec};
+use crate::provider::{ImageInput, Message, Role, ToolCallRequest, ToolSpec};
 
 /// The id a call or response without one gets: `"call_" + name` (REFERENCE §1.4 [FIX]).
 pub fn fallback_call_id(id: &str, name: &str) -> String {
@@ -130,6 +130,17 @@ fn convert_content(content: &Content, out: &mut Vec<Message>) {
             pieces.push(json_text(&r.response));
             message.tool_call_id = fallback_call_id(&r.id, &r.name);
             message.tool_call_name.clone_from(&r.name);
+        }
+        // An attached image: only a user message carries images in every wire format.
+        if let Some(data) = &part.inline_data {
+            if role == Role::User {
+                message.images.push(ImageInput {
+                    mime_type: data.mime_type.clone(),
+                    data: data.data.clone(),
+                });
+            } else {
+                tracing::warn!(role = ?role, "an image outside a user message; not sent");
+            }
         }
     }
     message.content = pieces.join("\n");

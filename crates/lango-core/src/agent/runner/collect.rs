@@ -11,7 +11,7 @@ use futures_util::StreamExt;
 use super::Runner;
 use crate::agent::context::RequestContext;
 use crate::agent::error::AgentError;
-use crate::agent::types::{roles, Event};
+use crate::agent::types::{roles, Event, UserInput};
 
 const MISSING_AGENT_PHRASE: &str = "failed to find agent: ";
 
@@ -24,10 +24,10 @@ pub async fn run_and_collect(
     runner: &Runner,
     ctx: RequestContext,
     session_key: &str,
-    text: &str,
+    input: impl Into<UserInput>,
     stream: bool,
 ) -> (String, Result<(), AgentError>) {
-    run_and_collect_with(runner, ctx, session_key, text, stream, &mut |_, _| {}).await
+    run_and_collect_with(runner, ctx, session_key, input, stream, &mut |_, _| {}).await
 }
 
 /// [`run_and_collect`] that also hands every event, as it arrives, to `on_event` together
@@ -37,12 +37,12 @@ pub async fn run_and_collect_with(
     runner: &Runner,
     ctx: RequestContext,
     session_key: &str,
-    text: &str,
+    input: impl Into<UserInput>,
     stream: bool,
     on_event: &mut (dyn FnMut(&Event, &str) + Send),
 ) -> (String, Result<(), AgentError>) {
     let (first_text, first) =
-        run_once(runner, ctx.clone(), session_key, text, stream, on_event).await;
+        run_once(runner, ctx.clone(), session_key, input.into(), stream, on_event).await;
     let Err(first_error) = first else {
         return (first_text, Ok(()));
     };
@@ -56,7 +56,7 @@ pub async fn run_and_collect_with(
     tracing::info!(session = %session_key, agent = %missing, "model named a missing agent; retrying once with a correction");
     let correction = correction_message(&missing, &sub_agents);
     let (retry_text, retry) =
-        run_once(runner, ctx, session_key, &correction, stream, on_event).await;
+        run_once(runner, ctx, session_key, correction.into(), stream, on_event).await;
     match retry {
         Ok(()) => (retry_text, Ok(())),
         Err(retry_error) => {
@@ -76,11 +76,11 @@ async fn run_once(
     runner: &Runner,
     ctx: RequestContext,
     session_key: &str,
-    text: &str,
+    input: UserInput,
     stream: bool,
     on_event: &mut (dyn FnMut(&Event, &str) + Send),
 ) -> (String, Result<(), AgentError>) {
-    let mut events = runner.run(ctx, session_key, text, stream);
+    let mut events = runner.run(ctx, session_key, input, stream);
     let mut collector = Collector::default();
     while let Some(item) = events.next().await {
         match item {

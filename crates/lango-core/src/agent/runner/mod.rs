@@ -37,7 +37,7 @@ use super::session::{close_dangling_calls, SessionServiceAdapter};
 use super::tools::{error_object, normalize_schema, OutputCap, ToolAdapter};
 use super::traits::{Session, SessionService};
 use super::types::{
-    roles, Content, Event, FunctionCall, GenerateConfig, LlmRequest, ModelRef, Part,
+    roles, Content, Event, FunctionCall, GenerateConfig, LlmRequest, ModelRef, Part, UserInput,
 };
 use crate::config::AgentSettings;
 use crate::provider::{BoxFuture, ToolSpec};
@@ -208,13 +208,13 @@ impl Runner {
         &self,
         ctx: RequestContext,
         session_key: impl Into<String>,
-        user_text: impl Into<String>,
+        input: impl Into<UserInput>,
         stream: bool,
     ) -> EventStream<'_> {
-        let (key, text) = (session_key.into(), user_text.into());
+        let (key, input) = (session_key.into(), input.into());
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
         let driver = async move {
-            if let Err(e) = self.play_turn(&ctx, &key, &text, stream, &tx).await {
+            if let Err(e) = self.play_turn(&ctx, &key, &input, stream, &tx).await {
                 let _ = tx.send(Err(e));
             }
         };
@@ -228,10 +228,11 @@ impl Runner {
         &self,
         ctx: &RequestContext,
         key: &str,
-        text: &str,
+        input: &UserInput,
         stream: bool,
         tx: &UnboundedSender<Result<Event, AgentError>>,
     ) -> Result<(), AgentError> {
+        let text = input.text.as_str();
         let cancel = &ctx.cancel;
         check(cancel)?;
         // Lets the model start reading its context (memory) while the session loads.
@@ -247,9 +248,15 @@ impl Runner {
         );
         let budget = ctx.turn.as_ref().and_then(|t| t.history_budget);
         let session = or_cancel(cancel, self.sessions.get_with_budget(key, budget)).await??;
+        // The message: its text (if any), then each attached file as a reference.
+        let mut parts = Vec::with_capacity(1 + input.attachments.len());
+        if !text.is_empty() || input.attachments.is_empty() {
+            parts.push(Part::text(text));
+        }
+        parts.extend(input.attachments.iter().cloned().map(Part::attachment));
         self.append(
             session.as_ref(),
-            Event::new(roles::USER, Some(Content::user_text(text))),
+            Event::new(roles::USER, Some(Content::new(roles::USER, parts))),
         )
         .await?;
 
@@ -266,6 +273,7 @@ impl Runner {
             };
             let tools = self.adapters(active);
             let request = self.request(active, session.as_ref(), &tools, ctx.turn.as_deref());
+            let request = or_cancel(cancel, self.resolve(request, ctx.turn.as_deref())).await??;
 
             let mut responses = active.model.generate_content(&call_ctx, request, stream);
             let mut calls: Vec<FunctionCall> = Vec::new();
@@ -425,7 +433,22 @@ impl Runner {
         let budget = turn.and_then(|t| t.history_budget);
         let session = self.sessions.get_with_budget(session_key, budget).await?;
         let tools = self.adapters(&self.root);
-        Ok(self.request(&self.root, session.as_ref(), &tools, turn))
+        self.resolve(self.request(&self.root, session.as_ref(), &tools, turn), turn)
+            .await
+    }
+
+    /// The request with its attached files filled in (their text, or their images when the
+    /// model takes images; a description otherwise).
+    async fn resolve(
+        &self,
+        mut request: LlmRequest,
+        turn: Option<&TurnSettings>,
+    ) -> Result<LlmRequest, AgentError> {
+        let images = turn.is_none_or(|t| t.images);
+        self.sessions
+            .resolve_attachments(&mut request.contents, images)
+            .await?;
+        Ok(request)
     }
 
     /// The agent's current tools, each with its timeout: an MCP tool's own (`timeout` of its

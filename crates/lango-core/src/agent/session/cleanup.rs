@@ -73,6 +73,7 @@ pub async fn close_dangling_calls(
                     status: MessageStatus::Complete,
                     created_at: None,
                     reply: None,
+                    attachments: Vec::new(),
                 },
             )
             .await?;

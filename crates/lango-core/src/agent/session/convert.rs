@@ -74,9 +74,15 @@ pub fn event_to_message(event: &Event) -> NewMessage {
     let mut role = String::new();
     let mut content = String::new();
     let mut tool_calls = Vec::new();
+    let mut attachments = Vec::new();
     if let Some(c) = &event.content {
         role = normalise_role(&c.role).to_string();
         for part in &c.parts {
+            // An attached file is kept as its reference; its text is for the model only.
+            if let Some(a) = &part.attachment {
+                attachments.push(a.clone());
+                continue;
+            }
             if let Some(text) = &part.text {
                 if !part.thought {
                     content.push_str(text);
@@ -154,6 +160,7 @@ pub fn event_to_message(event: &Event) -> NewMessage {
         },
         created_at: (event.timestamp != 0).then_some(event.timestamp),
         reply,
+        attachments,
     }
 }
 
@@ -249,6 +256,7 @@ fn parts_for(
     if !message.content.is_empty() {
         parts.push(Part::text(message.content.clone()));
     }
+    parts.extend(message.attachments.iter().cloned().map(Part::attachment));
     (parts, role.to_string())
 }
 

@@ -9,6 +9,7 @@
 //! It must not issue SQL (the store owns every statement), count tokens (it reads the
 //! `token_count` the store computed at append time) or run agents (the runner calls in here).
 
+mod attachments;
 mod cleanup;
 mod convert;
 mod events;

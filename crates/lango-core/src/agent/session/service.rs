@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 
 use crate::agent::error::AgentError;
 use crate::agent::traits::{Session, SessionService};
-use crate::agent::types::Event;
+use crate::agent::types::{Content, Event};
 use crate::provider::BoxFuture;
 use crate::store::Store;
 use crate::tokens::DEFAULT_TOKEN_BUDGET;
@@ -191,6 +191,22 @@ impl SessionService for SessionServiceAdapter {
         let key = key.to_string();
         Box::pin(async move {
             self.store.delete_session(&key).await?;
+            Ok(())
+        })
+    }
+
+    fn resolve_attachments<'a>(
+        &'a self,
+        contents: &'a mut [Content],
+        images: bool,
+    ) -> BoxFuture<'a, Result<(), AgentError>> {
+        Box::pin(async move {
+            let hashes = super::attachments::unresolved(contents);
+            if hashes.is_empty() {
+                return Ok(());
+            }
+            let stored = self.store.attachments(&hashes).await?;
+            super::attachments::fill(contents, &stored, images);
             Ok(())
         })
     }
