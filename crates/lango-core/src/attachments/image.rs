@@ -199,7 +199,7 @@ fn encode_jpeg(image: &DynamicImage) -> Result<Vec<u8>, ImageError> {
 mod tests {
     use super::*;
     use ::image::codecs::png::{CompressionType, FilterType};
-    use ::image::{GrayImage, ImageEncoder, RgbImage, RgbaImage};
+    use ::image::{ImageEncoder, RgbImage, RgbaImage};
 
     fn png_of(image: &DynamicImage) -> Vec<u8> {
         let mut out = Vec::new();
@@ -209,17 +209,19 @@ mod tests {
 
     #[test]
     fn a_12000_pixel_square_scan_comes_back_within_1568_pixels() {
-        // Low entropy (flat grey with a few stripes) so the PNG is small on disk; decoded it
-        // is still 144 megapixels.
-        let side = 12_000;
-        let image = GrayImage::from_fn(side, side, |x, _| {
-            ::image::Luma([if x % 1000 < 10 { 0 } else { 200 }])
-        });
+        // Low entropy (flat grey with a dark line every 1000 px) so the PNG is small on
+        // disk (~0.4 MB, well under the file cap); decoded it is still 144 megapixels.
+        let side = 12_000u32;
+        let row: Vec<u8> = (0..side)
+            .map(|x| if x % 1000 < 10 { 0 } else { 200 })
+            .collect();
+        let pixels = row.repeat(side as usize);
         let mut bytes = Vec::new();
-        PngEncoder::new_with_quality(&mut bytes, CompressionType::Fast, FilterType::NoFilter)
-            .write_image(image.as_raw(), side, side, ::image::ExtendedColorType::L8)
+        PngEncoder::new_with_quality(&mut bytes, CompressionType::Default, FilterType::NoFilter)
+            .write_image(&pixels, side, side, ::image::ExtendedColorType::L8)
             .unwrap();
-        drop(image);
+        drop(pixels);
+        assert!((bytes.len() as u64) < crate::attachments::limits::MAX_IMAGE_BYTES);
         let prepared = prepare_image("scan.png", &bytes, ImageFormat::Png).unwrap();
         assert_eq!(
             (prepared.original_width, prepared.original_height),
@@ -304,6 +306,34 @@ mod tests {
         assert_eq!((prepared.width, prepared.height), (1568, 200));
         let back = ::image::load_from_memory(&prepared.data).unwrap();
         assert!(back.color().has_alpha());
+    }
+
+    fn encoded(image: &DynamicImage, codec: Codec) -> Vec<u8> {
+        let mut out = Cursor::new(Vec::new());
+        image.write_to(&mut out, codec).unwrap();
+        out.into_inner()
+    }
+
+    #[test]
+    fn a_gif_sends_its_first_frame_as_png_and_a_webp_photo_as_jpeg() {
+        let art = DynamicImage::ImageRgba8(RgbaImage::from_fn(64, 48, |x, _| {
+            ::image::Rgba([if x < 32 { 255 } else { 0 }, 0, 0, 255])
+        }));
+        let gif = prepare_image("anim.gif", &encoded(&art, Codec::Gif), ImageFormat::Gif).unwrap();
+        assert_eq!(gif.mime, "image/png");
+        assert_eq!((gif.width, gif.height), (64, 48));
+        let photo = DynamicImage::ImageRgb8(RgbImage::from_fn(2400, 1600, |x, y| {
+            ::image::Rgb([(x % 256) as u8, (y % 256) as u8, 60])
+        }));
+        let webp = prepare_image(
+            "shot.webp",
+            &encoded(&photo, Codec::WebP),
+            ImageFormat::Webp,
+        )
+        .unwrap();
+        assert_eq!(webp.mime, "image/jpeg");
+        assert_eq!((webp.width, webp.height), (1568, 1045));
+        assert_eq!((webp.original_width, webp.original_height), (2400, 1600));
     }
 
     /// The PNG chunk checksum (CRC-32, ISO 3309), for the hand-made header above.

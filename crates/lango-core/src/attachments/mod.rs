@@ -10,7 +10,7 @@
 //!
 //! It must not touch the store, the providers or the file system: callers pass bytes in and
 //! keep what comes out. Decoding an image or a PDF is CPU work of up to seconds on a large
-//! file, so callers run [`prepare`] on a blocking thread (`tokio::task::spawn_blocking`),
+//! file, so callers run [`prepare`] on a blocking thread ([`prepare_off_thread`] does),
 //! never on the async runtime or the UI thread.
 
 mod describe;
@@ -28,6 +28,6 @@ pub use error::AttachmentError;
 pub use image::{prepare_image, PreparedImage};
 pub use kind::{detect, AttachmentKind, ImageFormat};
 pub use pdf::{extract_pdf_text, PdfText};
-pub use prepare::{prepare, sha256_hex, PreparedAttachment};
+pub use prepare::{prepare, prepare_off_thread, sha256_hex, PreparedAttachment};
 pub use text::{cap_text, decode_text};
 pub use tokens::{image_tokens, text_tokens};
