@@ -233,29 +233,51 @@ mod tests {
         assert_eq!(prepared.mime, "image/png");
     }
 
-    #[test]
-    fn an_image_past_the_pixel_cap_is_refused_from_its_header() {
-        // A PNG claiming 20000×20000 with no pixel data: refused before any decoding.
+    /// A PNG with a header claiming `width`×`height` at `depth` bits and `color` type, and
+    /// no pixel data: enough for the decoder to report its size.
+    fn png_header_only(width: u32, height: u32, depth: u8, color: u8) -> Vec<u8> {
         let mut bytes = b"\x89PNG\r\n\x1a\n".to_vec();
         let mut ihdr = b"IHDR".to_vec();
-        ihdr.extend(20_000u32.to_be_bytes());
-        ihdr.extend(20_000u32.to_be_bytes());
-        ihdr.extend([8, 0, 0, 0, 0]);
-        bytes.extend(13u32.to_be_bytes());
-        bytes.extend(&ihdr);
-        bytes.extend(crc32(&ihdr).to_be_bytes());
+        ihdr.extend(width.to_be_bytes());
+        ihdr.extend(height.to_be_bytes());
+        ihdr.extend([depth, color, 0, 0, 0]);
         // The decoder reads up to the first data chunk before it reports the size.
-        for chunk in [&b"IDAT\x78\x01"[..], b"IEND"] {
+        for chunk in [&ihdr[..], b"IDAT\x78\x01", b"IEND"] {
             bytes.extend((chunk.len() as u32 - 4).to_be_bytes());
             bytes.extend(chunk);
             bytes.extend(crc32(chunk).to_be_bytes());
         }
+        bytes
+    }
+
+    #[test]
+    fn an_image_past_the_pixel_cap_is_refused_from_its_header() {
+        let bytes = png_header_only(20_000, 20_000, 8, 0);
         let err = prepare_image("huge.png", &bytes, ImageFormat::Png).unwrap_err();
         assert!(
             matches!(err, AttachmentError::ImageTooLarge { width: 20_000, .. }),
             "{err:?}"
         );
         assert!(err.to_string().contains("20000×20000"), "{err}");
+    }
+
+    #[test]
+    fn a_16_bit_image_whose_pixels_would_pass_the_allocation_cap_is_refused() {
+        // 90 megapixels is under the pixel cap, but RGBA at 16 bits is 8 bytes a pixel
+        // (720 MB): refused before anything is allocated.
+        let bytes = png_header_only(10_000, 9_000, 16, 6);
+        let err = prepare_image("deep.png", &bytes, ImageFormat::Png).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                AttachmentError::ImageTooLarge {
+                    width: 10_000,
+                    height: 9_000,
+                    ..
+                }
+            ),
+            "{err:?}"
+        );
     }
 
     #[test]
