@@ -1,11 +1,8 @@
 //! An attached image made ready to send: decoded within a bounded allocation, turned upright
 //! (EXIF orientation), scaled down to fit [`MAX_IMAGE_SIDE`] and re-encoded.
 //!
-//! Re-encoding also drops the file's metadata (EXIF location, camera serial numbers): what
-//! is sent and stored is the pixels only. Output is PNG for PNG and GIF sources (screenshots
-//! and diagrams keep sharp text; a GIF sends its first frame) and for anything with
-//! transparency, JPEG (quality 85) for photos; a PNG that would be over
-//! [`MAX_ENCODED_IMAGE_BYTES`] without transparency becomes a JPEG too.
+//! Re-encoding (`encode`) also drops the file's metadata (EXIF location, camera serial
+//! numbers): what is sent and stored is the pixels only. A GIF sends its first frame.
 //!
 //! [`prepare_image`] is pure CPU work — up to seconds for a 100-megapixel image — so callers
 //! run it on a blocking thread.
@@ -13,16 +10,12 @@
 use std::io::Cursor;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use ::image::codecs::jpeg::JpegEncoder;
-use ::image::codecs::png::PngEncoder;
 use ::image::{DynamicImage, ImageDecoder, ImageError, ImageFormat as Codec, ImageReader, Limits};
 
+use super::encode::encode;
 use super::error::AttachmentError;
 use super::kind::ImageFormat;
-use super::limits::{MAX_DECODE_ALLOC, MAX_ENCODED_IMAGE_BYTES, MAX_IMAGE_PIXELS, MAX_IMAGE_SIDE};
-
-/// JPEG quality for photos: visually lossless at the sizes sent, a quarter of quality 100.
-const JPEG_QUALITY: u8 = 85;
+use super::limits::{MAX_DECODE_ALLOC, MAX_IMAGE_PIXELS, MAX_IMAGE_SIDE};
 
 /// The image as it is sent and stored, with its size before and after.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -98,23 +91,11 @@ fn prepare_inner(
         // right for large reductions and, unlike `resize`, no float copy of the image.
         image = image.thumbnail(MAX_IMAGE_SIDE, MAX_IMAGE_SIDE);
     }
-    let transparent = has_transparency(&image);
-    let image = eight_bit(image, transparent);
-    let want_png = transparent || matches!(format, ImageFormat::Png | ImageFormat::Gif);
-    let internal = |e: ImageError| AttachmentError::Internal {
+    let keep_png = matches!(format, ImageFormat::Png | ImageFormat::Gif);
+    let (mime, data) = encode(&image, keep_png).map_err(|e| AttachmentError::Internal {
         name: name.into(),
         reason: format!("re-encoding the image failed ({e})"),
-    };
-    let (mime, data) = if want_png {
-        let png = encode_png(&image).map_err(internal)?;
-        if png.len() > MAX_ENCODED_IMAGE_BYTES && !transparent {
-            ("image/jpeg", encode_jpeg(&image).map_err(internal)?)
-        } else {
-            ("image/png", png)
-        }
-    } else {
-        ("image/jpeg", encode_jpeg(&image).map_err(internal)?)
-    };
+    })?;
     tracing::debug!(
         name,
         original_width,
@@ -144,61 +125,11 @@ fn codec(format: ImageFormat) -> Codec {
     }
 }
 
-/// True when some pixel is not fully opaque (an alpha channel that is all 255 does not
-/// count: many screenshots carry one).
-fn has_transparency(image: &DynamicImage) -> bool {
-    if !image.color().has_alpha() {
-        return false;
-    }
-    match image {
-        DynamicImage::ImageLumaA8(i) => i.pixels().any(|p| p.0[1] < u8::MAX),
-        DynamicImage::ImageRgba8(i) => i.pixels().any(|p| p.0[3] < u8::MAX),
-        other => other.to_rgba8().pixels().any(|p| p.0[3] < u8::MAX),
-    }
-}
-
-/// 8 bits a channel, grey kept grey, alpha only where it is used: what both encoders take
-/// and the smallest of each.
-fn eight_bit(image: DynamicImage, transparent: bool) -> DynamicImage {
-    let grey = matches!(
-        image,
-        DynamicImage::ImageLuma8(_)
-            | DynamicImage::ImageLuma16(_)
-            | DynamicImage::ImageLumaA8(_)
-            | DynamicImage::ImageLumaA16(_)
-    );
-    match (transparent, grey) {
-        (true, true) => DynamicImage::ImageLumaA8(image.to_luma_alpha8()),
-        (true, false) => DynamicImage::ImageRgba8(image.to_rgba8()),
-        (false, true) => DynamicImage::ImageLuma8(image.to_luma8()),
-        (false, false) => DynamicImage::ImageRgb8(image.to_rgb8()),
-    }
-}
-
-fn encode_png(image: &DynamicImage) -> Result<Vec<u8>, ImageError> {
-    let mut out = Vec::new();
-    image.write_with_encoder(PngEncoder::new(&mut out))?;
-    Ok(out)
-}
-
-fn encode_jpeg(image: &DynamicImage) -> Result<Vec<u8>, ImageError> {
-    let mut out = Vec::new();
-    let rgb;
-    // JPEG has no alpha: a transparent image only gets here when its PNG was too large.
-    let image = if image.color().has_alpha() {
-        rgb = DynamicImage::ImageRgb8(image.to_rgb8());
-        &rgb
-    } else {
-        image
-    };
-    image.write_with_encoder(JpegEncoder::new_with_quality(&mut out, JPEG_QUALITY))?;
-    Ok(out)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ::image::codecs::png::{CompressionType, FilterType};
+    use ::image::codecs::jpeg::JpegEncoder;
+    use ::image::codecs::png::{CompressionType, FilterType, PngEncoder};
     use ::image::{ImageEncoder, RgbImage, RgbaImage};
 
     fn png_of(image: &DynamicImage) -> Vec<u8> {
