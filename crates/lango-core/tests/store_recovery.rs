@@ -312,3 +312,32 @@ async fn the_corrupt_error_names_the_newest_backup_whether_daily_or_before_an_up
     assert!(message.contains("lango-2026-03-09-daily.db"), "{message}");
     assert!(message.contains("lango doctor"), "{message}");
 }
+
+#[tokio::test]
+async fn salvage_keeps_the_attached_files() {
+    let (dir, paths) = home_with(20).await;
+    let db = paths.database_file();
+    let store = Store::open_app(&paths).await.expect("opens");
+    let notes = lango_core::attachments::prepare(
+        "notes.md",
+        b"# Plan\nShip it.",
+        &lango_core::tokens::TiktokenCounter,
+    )
+    .expect("prepares");
+    store.put_attachment(&notes).await.expect("stored");
+    store.close().await;
+    garble_page_holding(&db, "message number 0010");
+
+    let report = salvage(&db, dir.path()).await.expect("salvages");
+
+    let saved = report
+        .tables
+        .iter()
+        .find(|t| t.table == "attachments")
+        .map(|t| (t.saved, t.lost));
+    assert_eq!(saved, Some((1, 0)));
+    let store = Store::open(&report.salvaged).await.expect("opens");
+    let back = store.attachment(&notes.hash).await.expect("reads");
+    assert_eq!(back.map(|b| b.attachment), Some(notes));
+    store.close().await;
+}

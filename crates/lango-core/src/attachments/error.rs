@@ -29,7 +29,7 @@ pub enum AttachmentError {
     TooMany { count: usize, limit: usize },
 
     /// Bigger in pixels than Lango decodes (refused before any pixel is decoded).
-    #[error("\"{name}\" is {width}×{height} pixels, too large to open (the limit is {} megapixels). Scale it down and attach it again.", max_pixels / 1_000_000)]
+    #[error("\"{name}\" is {width}×{height} pixels, too large to open (the limit is {} megapixels, less for 16-bit images). Scale it down and attach it again.", max_pixels / 1_000_000)]
     ImageTooLarge {
         name: String,
         width: u32,

@@ -1,11 +1,8 @@
 //! An attached image made ready to send: decoded within a bounded allocation, turned upright
 //! (EXIF orientation), scaled down to fit [`MAX_IMAGE_SIDE`] and re-encoded.
 //!
-//! Re-encoding also drops the file's metadata (EXIF location, camera serial numbers): what
-//! is sent and stored is the pixels only. Output is PNG for PNG and GIF sources (screenshots
-//! and diagrams keep sharp text; a GIF sends its first frame) and for anything with
-//! transparency, JPEG (quality 85) for photos; a PNG that would be over
-//! [`MAX_ENCODED_IMAGE_BYTES`] without transparency becomes a JPEG too.
+//! Re-encoding (`encode`) also drops the file's metadata (EXIF location, camera serial
+//! numbers): what is sent and stored is the pixels only. A GIF sends its first frame.
 //!
 //! [`prepare_image`] is pure CPU work — up to seconds for a 100-megapixel image — so callers
 //! run it on a blocking thread.
@@ -13,16 +10,12 @@
 use std::io::Cursor;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use ::image::codecs::jpeg::JpegEncoder;
-use ::image::codecs::png::PngEncoder;
 use ::image::{DynamicImage, ImageDecoder, ImageError, ImageFormat as Codec, ImageReader, Limits};
 
+use super::encode::encode;
 use super::error::AttachmentError;
 use super::kind::ImageFormat;
-use super::limits::{MAX_DECODE_ALLOC, MAX_ENCODED_IMAGE_BYTES, MAX_IMAGE_PIXELS, MAX_IMAGE_SIDE};
-
-/// JPEG quality for photos: visually lossless at the sizes sent, a quarter of quality 100.
-const JPEG_QUALITY: u8 = 85;
+use super::limits::{MAX_DECODE_ALLOC, MAX_IMAGE_PIXELS, MAX_IMAGE_SIDE};
 
 /// The image as it is sent and stored, with its size before and after.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -98,23 +91,11 @@ fn prepare_inner(
         // right for large reductions and, unlike `resize`, no float copy of the image.
         image = image.thumbnail(MAX_IMAGE_SIDE, MAX_IMAGE_SIDE);
     }
-    let transparent = has_transparency(&image);
-    let image = eight_bit(image, transparent);
-    let want_png = transparent || matches!(format, ImageFormat::Png | ImageFormat::Gif);
-    let internal = |e: ImageError| AttachmentError::Internal {
+    let keep_png = matches!(format, ImageFormat::Png | ImageFormat::Gif);
+    let (mime, data) = encode(&image, keep_png).map_err(|e| AttachmentError::Internal {
         name: name.into(),
         reason: format!("re-encoding the image failed ({e})"),
-    };
-    let (mime, data) = if want_png {
-        let png = encode_png(&image).map_err(internal)?;
-        if png.len() > MAX_ENCODED_IMAGE_BYTES && !transparent {
-            ("image/jpeg", encode_jpeg(&image).map_err(internal)?)
-        } else {
-            ("image/png", png)
-        }
-    } else {
-        ("image/jpeg", encode_jpeg(&image).map_err(internal)?)
-    };
+    })?;
     tracing::debug!(
         name,
         original_width,
@@ -144,62 +125,12 @@ fn codec(format: ImageFormat) -> Codec {
     }
 }
 
-/// True when some pixel is not fully opaque (an alpha channel that is all 255 does not
-/// count: many screenshots carry one).
-fn has_transparency(image: &DynamicImage) -> bool {
-    if !image.color().has_alpha() {
-        return false;
-    }
-    match image {
-        DynamicImage::ImageLumaA8(i) => i.pixels().any(|p| p.0[1] < u8::MAX),
-        DynamicImage::ImageRgba8(i) => i.pixels().any(|p| p.0[3] < u8::MAX),
-        other => other.to_rgba8().pixels().any(|p| p.0[3] < u8::MAX),
-    }
-}
-
-/// 8 bits a channel, grey kept grey, alpha only where it is used: what both encoders take
-/// and the smallest of each.
-fn eight_bit(image: DynamicImage, transparent: bool) -> DynamicImage {
-    let grey = matches!(
-        image,
-        DynamicImage::ImageLuma8(_)
-            | DynamicImage::ImageLuma16(_)
-            | DynamicImage::ImageLumaA8(_)
-            | DynamicImage::ImageLumaA16(_)
-    );
-    match (transparent, grey) {
-        (true, true) => DynamicImage::ImageLumaA8(image.to_luma_alpha8()),
-        (true, false) => DynamicImage::ImageRgba8(image.to_rgba8()),
-        (false, true) => DynamicImage::ImageLuma8(image.to_luma8()),
-        (false, false) => DynamicImage::ImageRgb8(image.to_rgb8()),
-    }
-}
-
-fn encode_png(image: &DynamicImage) -> Result<Vec<u8>, ImageError> {
-    let mut out = Vec::new();
-    image.write_with_encoder(PngEncoder::new(&mut out))?;
-    Ok(out)
-}
-
-fn encode_jpeg(image: &DynamicImage) -> Result<Vec<u8>, ImageError> {
-    let mut out = Vec::new();
-    let rgb;
-    // JPEG has no alpha: a transparent image only gets here when its PNG was too large.
-    let image = if image.color().has_alpha() {
-        rgb = DynamicImage::ImageRgb8(image.to_rgb8());
-        &rgb
-    } else {
-        image
-    };
-    image.write_with_encoder(JpegEncoder::new_with_quality(&mut out, JPEG_QUALITY))?;
-    Ok(out)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ::image::codecs::png::{CompressionType, FilterType};
-    use ::image::{GrayImage, ImageEncoder, RgbImage, RgbaImage};
+    use ::image::codecs::jpeg::JpegEncoder;
+    use ::image::codecs::png::{CompressionType, FilterType, PngEncoder};
+    use ::image::{ImageEncoder, RgbImage, RgbaImage};
 
     fn png_of(image: &DynamicImage) -> Vec<u8> {
         let mut out = Vec::new();
@@ -209,17 +140,19 @@ mod tests {
 
     #[test]
     fn a_12000_pixel_square_scan_comes_back_within_1568_pixels() {
-        // Low entropy (flat grey with a few stripes) so the PNG is small on disk; decoded it
-        // is still 144 megapixels.
-        let side = 12_000;
-        let image = GrayImage::from_fn(side, side, |x, _| {
-            ::image::Luma([if x % 1000 < 10 { 0 } else { 200 }])
-        });
+        // Low entropy (flat grey with a dark line every 1000 px) so the PNG is small on
+        // disk (~0.4 MB, well under the file cap); decoded it is still 144 megapixels.
+        let side = 12_000u32;
+        let row: Vec<u8> = (0..side)
+            .map(|x| if x % 1000 < 10 { 0 } else { 200 })
+            .collect();
+        let pixels = row.repeat(side as usize);
         let mut bytes = Vec::new();
-        PngEncoder::new_with_quality(&mut bytes, CompressionType::Fast, FilterType::NoFilter)
-            .write_image(image.as_raw(), side, side, ::image::ExtendedColorType::L8)
+        PngEncoder::new_with_quality(&mut bytes, CompressionType::Default, FilterType::NoFilter)
+            .write_image(&pixels, side, side, ::image::ExtendedColorType::L8)
             .unwrap();
-        drop(image);
+        drop(pixels);
+        assert!((bytes.len() as u64) < crate::attachments::limits::MAX_IMAGE_BYTES);
         let prepared = prepare_image("scan.png", &bytes, ImageFormat::Png).unwrap();
         assert_eq!(
             (prepared.original_width, prepared.original_height),
@@ -231,29 +164,51 @@ mod tests {
         assert_eq!(prepared.mime, "image/png");
     }
 
-    #[test]
-    fn an_image_past_the_pixel_cap_is_refused_from_its_header() {
-        // A PNG claiming 20000×20000 with no pixel data: refused before any decoding.
+    /// A PNG with a header claiming `width`×`height` at `depth` bits and `color` type, and
+    /// no pixel data: enough for the decoder to report its size.
+    fn png_header_only(width: u32, height: u32, depth: u8, color: u8) -> Vec<u8> {
         let mut bytes = b"\x89PNG\r\n\x1a\n".to_vec();
         let mut ihdr = b"IHDR".to_vec();
-        ihdr.extend(20_000u32.to_be_bytes());
-        ihdr.extend(20_000u32.to_be_bytes());
-        ihdr.extend([8, 0, 0, 0, 0]);
-        bytes.extend(13u32.to_be_bytes());
-        bytes.extend(&ihdr);
-        bytes.extend(crc32(&ihdr).to_be_bytes());
+        ihdr.extend(width.to_be_bytes());
+        ihdr.extend(height.to_be_bytes());
+        ihdr.extend([depth, color, 0, 0, 0]);
         // The decoder reads up to the first data chunk before it reports the size.
-        for chunk in [&b"IDAT\x78\x01"[..], b"IEND"] {
+        for chunk in [&ihdr[..], b"IDAT\x78\x01", b"IEND"] {
             bytes.extend((chunk.len() as u32 - 4).to_be_bytes());
             bytes.extend(chunk);
             bytes.extend(crc32(chunk).to_be_bytes());
         }
+        bytes
+    }
+
+    #[test]
+    fn an_image_past_the_pixel_cap_is_refused_from_its_header() {
+        let bytes = png_header_only(20_000, 20_000, 8, 0);
         let err = prepare_image("huge.png", &bytes, ImageFormat::Png).unwrap_err();
         assert!(
             matches!(err, AttachmentError::ImageTooLarge { width: 20_000, .. }),
             "{err:?}"
         );
         assert!(err.to_string().contains("20000×20000"), "{err}");
+    }
+
+    #[test]
+    fn a_16_bit_image_whose_pixels_would_pass_the_allocation_cap_is_refused() {
+        // 90 megapixels is under the pixel cap, but RGBA at 16 bits is 8 bytes a pixel
+        // (720 MB): refused before anything is allocated.
+        let bytes = png_header_only(10_000, 9_000, 16, 6);
+        let err = prepare_image("deep.png", &bytes, ImageFormat::Png).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                AttachmentError::ImageTooLarge {
+                    width: 10_000,
+                    height: 9_000,
+                    ..
+                }
+            ),
+            "{err:?}"
+        );
     }
 
     #[test]
@@ -304,6 +259,34 @@ mod tests {
         assert_eq!((prepared.width, prepared.height), (1568, 200));
         let back = ::image::load_from_memory(&prepared.data).unwrap();
         assert!(back.color().has_alpha());
+    }
+
+    fn encoded(image: &DynamicImage, codec: Codec) -> Vec<u8> {
+        let mut out = Cursor::new(Vec::new());
+        image.write_to(&mut out, codec).unwrap();
+        out.into_inner()
+    }
+
+    #[test]
+    fn a_gif_sends_its_first_frame_as_png_and_a_webp_photo_as_jpeg() {
+        let art = DynamicImage::ImageRgba8(RgbaImage::from_fn(64, 48, |x, _| {
+            ::image::Rgba([if x < 32 { 255 } else { 0 }, 0, 0, 255])
+        }));
+        let gif = prepare_image("anim.gif", &encoded(&art, Codec::Gif), ImageFormat::Gif).unwrap();
+        assert_eq!(gif.mime, "image/png");
+        assert_eq!((gif.width, gif.height), (64, 48));
+        let photo = DynamicImage::ImageRgb8(RgbImage::from_fn(2400, 1600, |x, y| {
+            ::image::Rgb([(x % 256) as u8, (y % 256) as u8, 60])
+        }));
+        let webp = prepare_image(
+            "shot.webp",
+            &encoded(&photo, Codec::WebP),
+            ImageFormat::Webp,
+        )
+        .unwrap();
+        assert_eq!(webp.mime, "image/jpeg");
+        assert_eq!((webp.width, webp.height), (1568, 1045));
+        assert_eq!((webp.original_width, webp.original_height), (2400, 1600));
     }
 
     /// The PNG chunk checksum (CRC-32, ISO 3309), for the hand-made header above.

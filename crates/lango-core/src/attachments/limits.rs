@@ -20,6 +20,10 @@ pub const MAX_TEXT_FILE_BYTES: u64 = 20 * MIB;
 /// parsed document hundreds of MB of memory.
 pub const MAX_PDF_BYTES: u64 = 50 * MIB;
 
+/// The largest file of any kind: what a caller reads at most (plus one byte, to tell "too
+/// large" from "exactly at the cap") before the bytes say what the file is.
+pub const MAX_FILE_BYTES: u64 = MAX_PDF_BYTES;
+
 /// All attachments of one message together (original sizes). Anthropic refuses a request
 /// over 32 MB and images travel base64 (+33%); prepared images are far smaller than their
 /// originals, but the cap keeps one message from pulling ~100 MB of files into memory at

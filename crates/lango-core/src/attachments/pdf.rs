@@ -149,6 +149,36 @@ pub(super) mod tests {
         assert!(err.to_string().contains("may be a scan"), "{err}");
     }
 
+    const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/attachments");
+
+    fn fixture(name: &str) -> Vec<u8> {
+        std::fs::read(format!("{FIXTURES}/{name}")).unwrap()
+    }
+
+    #[test]
+    fn a_password_protected_pdf_is_encrypted_not_garbage() {
+        let err = extract_pdf_text("locked.pdf", &fixture("locked-aes256.pdf")).unwrap_err();
+        assert_eq!(
+            err,
+            AttachmentError::Encrypted {
+                name: "locked.pdf".into()
+            }
+        );
+        assert!(err.to_string().contains("password-protected"), "{err}");
+    }
+
+    #[test]
+    fn a_pdf_with_only_copy_restrictions_opens_without_a_password() {
+        for file in ["restricted-aes128.pdf", "restricted-aes256.pdf"] {
+            let got = extract_pdf_text(file, &fixture(file)).unwrap();
+            assert!(
+                got.text.contains("Quarterly report"),
+                "{file}: {:?}",
+                got.text
+            );
+        }
+    }
+
     #[test]
     fn garbage_and_cut_pdfs_are_clear_errors_never_a_panic() {
         let garbage: Vec<u8> = b"%PDF-1.7\n"

@@ -1,5 +1,7 @@
 //! One file made ready to attach: [`prepare`] checks, detects, reads and costs it.
 
+use std::sync::Arc;
+
 use sha2::{Digest, Sha256};
 
 use super::error::AttachmentError;
@@ -114,6 +116,25 @@ pub fn prepare(
     Ok(prepared)
 }
 
+/// [`prepare`] on tokio's blocking pool, for async callers (the desktop commands, the CLI):
+/// the runtime's threads stay free while an image is decoded or a PDF read.
+pub async fn prepare_off_thread(
+    name: String,
+    bytes: Vec<u8>,
+    counter: Arc<dyn TokenCounter>,
+) -> Result<PreparedAttachment, AttachmentError> {
+    let shown = name.clone();
+    tokio::task::spawn_blocking(move || prepare(&name, &bytes, counter.as_ref()))
+        .await
+        .unwrap_or_else(|e| {
+            tracing::warn!(name = %shown, error = %e, "preparing an attachment did not finish");
+            Err(AttachmentError::Internal {
+                name: shown,
+                reason: "the preparation stopped unexpectedly".into(),
+            })
+        })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -134,6 +155,19 @@ mod tests {
         assert_eq!(p.hash, sha256_hex(b"# Plan\nShip it."));
         assert_eq!(p.hash.len(), 64);
         assert!(p.image.is_none());
+    }
+
+    #[tokio::test]
+    async fn preparing_off_thread_gives_the_same_result_and_the_same_errors() {
+        let counter: Arc<dyn TokenCounter> = Arc::new(TiktokenCounter);
+        let p = prepare_off_thread("a.txt".into(), b"hello".to_vec(), counter.clone())
+            .await
+            .unwrap();
+        assert_eq!(p, prepare("a.txt", b"hello", &TiktokenCounter).unwrap());
+        let err = prepare_off_thread("b.bin".into(), vec![0, 1, 2], counter)
+            .await
+            .unwrap_err();
+        assert_eq!(err.code(), "unsupported");
     }
 
     #[test]

@@ -61,6 +61,25 @@ async fn the_same_file_attached_twice_is_stored_once() {
 }
 
 #[tokio::test]
+async fn the_same_file_attached_at_once_from_many_places_is_stored_once() {
+    let (_d, store) = temp_store().await;
+    let file = text_file("same.txt", "the same bytes");
+    let mut tasks = Vec::new();
+    for _ in 0..8 {
+        let (store, file) = (store.clone(), file.clone());
+        tasks.push(tokio::spawn(
+            async move { store.put_attachment(&file).await },
+        ));
+    }
+    let mut newly = 0;
+    for t in tasks {
+        newly += usize::from(t.await.unwrap().unwrap().newly_stored);
+    }
+    assert_eq!(newly, 1);
+    assert_eq!(row_count(&store).await, 1);
+}
+
+#[tokio::test]
 async fn an_image_reads_back_byte_for_byte_with_its_sizes() {
     let (_d, store) = temp_store().await;
     let photo = png_file("chart.png", 2000, 1000);
