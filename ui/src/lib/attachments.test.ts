@@ -11,6 +11,7 @@ import {
   namePasted,
   pastedFiles,
   readBytes,
+  refuseStrayDrops,
   tokenText,
   totalTokens,
   type TransferItemLike,
@@ -146,5 +147,33 @@ describe('admit', () => {
 describe('readBytes', () => {
   it('reads the bytes of a file', async () => {
     expect(Array.from(await readBytes(new File([new Uint8Array([1, 2, 255])], 'b.bin')))).toEqual([1, 2, 255]);
+  });
+});
+
+describe('refuseStrayDrops', () => {
+  const dragEvent = (type: string, types: string[]) => {
+    const event = new Event(type, { cancelable: true });
+    Object.defineProperty(event, 'dataTransfer', { value: { types, dropEffect: 'copy' } });
+    return event as Event & { dataTransfer: { dropEffect: string } };
+  };
+
+  it('keeps files dropped anywhere from opening in the window, and leaves text drags alone', () => {
+    const target = new EventTarget();
+    const stop = refuseStrayDrops(target);
+    const over = dragEvent('dragover', ['Files']);
+    target.dispatchEvent(over);
+    expect(over.defaultPrevented).toBe(true);
+    expect(over.dataTransfer.dropEffect).toBe('none');
+    const drop = dragEvent('drop', ['Files']);
+    target.dispatchEvent(drop);
+    expect(drop.defaultPrevented).toBe(true);
+    const text = dragEvent('drop', ['text/plain']);
+    target.dispatchEvent(text);
+    expect(text.defaultPrevented).toBe(false);
+
+    stop();
+    const after = dragEvent('drop', ['Files']);
+    target.dispatchEvent(after);
+    expect(after.defaultPrevented).toBe(false);
   });
 });

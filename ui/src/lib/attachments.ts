@@ -170,3 +170,23 @@ export async function readBytes(file: Blob): Promise<Uint8Array> {
     reader.readAsArrayBuffer(file);
   });
 }
+
+/**
+ * With the shell's own file drop off, a file dropped where nothing takes it would open in
+ * the webview, replacing the app. This refuses such drops window-wide (the chat's drop
+ * overlay, registered later, takes them where it is shown). Returns the cleanup.
+ */
+export function refuseStrayDrops(target: Pick<EventTarget, 'addEventListener' | 'removeEventListener'>): () => void {
+  const refuse = (event: Event) => {
+    const dt = (event as DragEvent).dataTransfer;
+    if (!dragHasFiles(dt)) return;
+    event.preventDefault();
+    if (dt && event.type === 'dragover') dt.dropEffect = 'none';
+  };
+  target.addEventListener('dragover', refuse);
+  target.addEventListener('drop', refuse);
+  return () => {
+    target.removeEventListener('dragover', refuse);
+    target.removeEventListener('drop', refuse);
+  };
+}

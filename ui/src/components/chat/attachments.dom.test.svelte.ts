@@ -193,7 +193,12 @@ describe('attaching a file with the button', () => {
 
 describe('pasting into the composer', () => {
   it('attaches a pasted screenshot with its thumbnail, and keeps text pastes as text', async () => {
-    vi.stubGlobal('URL', Object.assign(URL, { createObjectURL: vi.fn(() => 'blob:shot'), revokeObjectURL: vi.fn() }));
+    // jsdom has no object URLs: a stand-in for this test.
+    class TestURL extends URL {
+      static createObjectURL = vi.fn(() => 'blob:shot');
+      static revokeObjectURL = vi.fn();
+    }
+    vi.stubGlobal('URL', TestURL);
     const target = showDock('dock-paste');
     await settle();
     commands.prepareAttachment.mockResolvedValue(
