@@ -344,6 +344,11 @@ describe('sending a message with files', () => {
     ]);
     expect(chips(target)).toHaveLength(0);
     expect(target.querySelector<HTMLTextAreaElement>('#composer-input')!.value).toBe('');
+    // While the reply is written, the pending message shows its files.
+    const pending = target.querySelector<HTMLElement>('article[data-status="pending"]')!;
+    expect(pending.textContent).toContain('Compare these');
+    expect(pending.textContent).toContain('a.txt');
+    expect(pending.querySelector('[aria-label="b.png"]')).not.toBeNull();
     reply.resolve({ status: 'complete', error: null, truncated: false });
     await settle();
   });
@@ -376,5 +381,29 @@ describe('sending a message with files', () => {
     expect(target.querySelector<HTMLTextAreaElement>('#composer-input')!.value).toBe('What is in this picture?');
     expect(chips(target).map((c) => c.querySelector('.name')!.textContent)).toEqual(['photo.png']);
     expect(target.textContent).toContain(reason);
+  });
+});
+
+describe('a sent message’s files', () => {
+  it('loads an image’s thumbnail once by hash, and shows other files with name and size', async () => {
+    const { default: MessageAttachments } = await import('./MessageAttachments.svelte');
+    commands.attachmentImage.mockResolvedValue({ mime: 'image/webp', data: 'UklGRg==' });
+    const attachments: AttachmentInfo[] = [
+      info('cat.webp', 'hash-cat', { kind: 'image', mime: 'image/webp' }),
+      info('paper.pdf', 'hash-paper', { kind: 'pdf', mime: 'application/pdf', size: 3 * 1024 * 1024 }),
+    ];
+    const first = show(MessageAttachments, { attachments });
+    await settle();
+    expect(commands.attachmentImage).toHaveBeenCalledWith('hash-cat');
+    const img = first.querySelector('img')!;
+    expect(img.getAttribute('src')).toBe('data:image/webp;base64,UklGRg==');
+    expect(img.getAttribute('alt')).toBe('cat.webp');
+    expect(first.textContent).toContain('paper.pdf');
+    expect(first.textContent).toContain('PDF · 3.0 MB');
+
+    const again = show(MessageAttachments, { attachments });
+    await settle();
+    expect(commands.attachmentImage).toHaveBeenCalledTimes(1);
+    expect(again.querySelector('img')!.getAttribute('src')).toBe('data:image/webp;base64,UklGRg==');
   });
 });

@@ -196,7 +196,8 @@ class Thumbnails {
   load(hash: string) {
     if (this.urls[hash] !== undefined || this.loading.has(hash)) return;
     this.loading.add(hash);
-    attachmentImage(hash)
+    Promise.resolve()
+      .then(() => attachmentImage(hash))
       .then((image) => this.set(hash, imageDataUrl(image)))
       .catch(() => this.set(hash, null))
       .finally(() => this.loading.delete(hash));

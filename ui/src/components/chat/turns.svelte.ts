@@ -9,6 +9,7 @@ import type { AppError, ApprovalDecision, AttachmentInfo, ChatEvent, ModelChoice
 import { applyChatEvent, decideApproval, emptyReply, type LiveReply } from '../../lib/chatStream';
 import type { TurnFailure, TurnMode } from '../../lib/chatItems';
 import { toAppError } from '../../lib/errors';
+import { attachmentDraft } from './attachments.svelte';
 
 export interface TurnEnd {
   status: TurnStatus;
@@ -44,15 +45,15 @@ export const drafts = new Map<string, string>();
 /**
  * Runs a turn of session `key` to its end, streaming its reply into `turns[key]`, and marks
  * it done. A refused send (busy, not ready, too many files, a model that cannot see
- * images…) never reached the store: `onRefused` gets the text and the files back for the
- * composer.
+ * images…) never reached the store: `onRefused` gets the text back for the composer, and
+ * the files go back to the conversation's attachments.
  */
 export async function runTurn(
   key: string,
   mode: TurnMode,
   text: string | null,
   hideFromSeq: number | null,
-  onRefused: (text: string, attachments: AttachmentInfo[]) => void,
+  onRefused: (text: string) => void,
   /** Regenerate only: this reply's provider and model (null = the conversation's). */
   model: ModelChoice | null = null,
   /** Send only: the prepared files going with the text, in order. */
@@ -88,7 +89,8 @@ export async function runTurn(
     // The backend refused the turn: a sent message goes back into the composer rather than
     // offering a retry.
     end = { status: 'failed', error: toAppError(e), retry: mode !== 'send' };
-    if (mode === 'send' && (text || attachments.length > 0)) onRefused(text ?? '', attachments);
+    if (mode === 'send' && text) onRefused(text);
+    if (mode === 'send') attachmentDraft(key).restore(attachments);
   }
   const t = turns[key];
   if (t) t.done = end;
