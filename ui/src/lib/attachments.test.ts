@@ -80,6 +80,11 @@ describe('drops', () => {
     expect(filesOf(dt).map((f) => f.name)).toEqual(['a.txt', 'b.png']);
   });
 
+  it('drops nothing when only folders were dropped', () => {
+    const folder = file('photos', '');
+    expect(filesOf(transfer([item(folder, { dir: true })], {}, [folder]))).toEqual([]);
+  });
+
   it('falls back to the file list when the items give none', () => {
     const a = file('a.txt');
     expect(filesOf({ types: ['Files'], items: [], files: [a] })).toEqual([a]);

@@ -77,7 +77,8 @@ export function dragHasFiles(dt: TransferLike | null | undefined): boolean {
 export function filesOf(dt: TransferLike | null | undefined): File[] {
   if (!dt) return [];
   const items = dt.items ? Array.from(dt.items) : [];
-  if (items.length > 0) {
+  // The items tell folders apart; the plain file list (older webviews) is the fallback.
+  if (items.some((item) => item.kind === 'file')) {
     const files: File[] = [];
     for (const item of items) {
       if (item.kind !== 'file') continue;
@@ -85,7 +86,7 @@ export function filesOf(dt: TransferLike | null | undefined): File[] {
       const file = item.getAsFile();
       if (file) files.push(file);
     }
-    if (files.length > 0) return files;
+    return files;
   }
   return dt.files ? Array.from(dt.files) : [];
 }
@@ -158,6 +159,11 @@ export function admit(
     }
   }
   return { accepted, refused };
+}
+
+/** Why a file could not be read from disk (gone, a folder, no permission). */
+export function unreadable(name: string): string {
+  return `“${name}” could not be read. It may have been moved, or be a folder.`;
 }
 
 /** A file's bytes, for the raw body of `prepare_attachment`. */

@@ -179,6 +179,30 @@ describe('attaching a file with the button', () => {
     expect(target.querySelector('[role="alert"]')).toBeNull();
   });
 
+  it('refuses an eleventh file before reading it, and says when a file cannot be read', async () => {
+    const target = showDock('dock-caps');
+    await settle();
+    commands.prepareAttachment.mockImplementation(async (name: string) => info(name, `hash-${name}`));
+    const files = Array.from({ length: 11 }, (_, i) => new File(['x'], `f${i + 1}.txt`, { type: 'text/plain' }));
+    pick(target, files);
+    await settle();
+    expect(commands.prepareAttachment).toHaveBeenCalledTimes(10);
+    expect(chips(target)).toHaveLength(10);
+    expect(target.querySelector('[role="alert"]')!.textContent).toContain(
+      '“f11.txt” was not attached: a message can carry at most 10 files.',
+    );
+
+    target.querySelector<HTMLButtonElement>('button[aria-label="Remove f1.txt"]')!.click();
+    flushSync();
+    const gone = new File(['x'], 'gone.txt', { type: 'text/plain' });
+    Object.defineProperty(gone, 'arrayBuffer', { value: () => Promise.reject(new Error('NotReadableError')) });
+    pick(target, [gone]);
+    await settle();
+    expect(commands.prepareAttachment).toHaveBeenCalledTimes(10);
+    expect(chips(target)).toHaveLength(9);
+    expect(target.textContent).toContain('“gone.txt” could not be read.');
+  });
+
   it('renders a file name as text, never as markup', async () => {
     const target = showDock('dock-markup');
     await settle();

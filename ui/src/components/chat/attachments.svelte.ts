@@ -7,7 +7,7 @@
 
 import { attachmentImage, prepareAttachment } from '../../lib/api/commands';
 import type { AttachmentInfo } from '../../lib/api/types';
-import { admit, imageDataUrl, isPreviewableImage, readBytes, totalTokens } from '../../lib/attachments';
+import { admit, imageDataUrl, isPreviewableImage, readBytes, totalTokens, unreadable } from '../../lib/attachments';
 import { toAppError } from '../../lib/errors';
 
 export interface PendingAttachment {
@@ -72,7 +72,13 @@ export class AttachmentDraft {
     this.items.push({ id, name: file.name, size: file.size, preview, info: null });
     let info: AttachmentInfo;
     try {
-      info = await prepareAttachment(file.name, await readBytes(file));
+      let bytes: Uint8Array;
+      try {
+        bytes = await readBytes(file);
+      } catch {
+        throw { code: 'attachment_unreadable', message: unreadable(file.name) };
+      }
+      info = await prepareAttachment(file.name, bytes);
     } catch (e) {
       revoke(preview);
       if (!this.has(id)) return;
