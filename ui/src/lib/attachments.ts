@@ -15,7 +15,7 @@ export const MAX_FILES = 10;
 /** The files of one message total at most this many bytes (the backend's cap too). */
 export const MAX_TOTAL_BYTES = 64 * 1024 * 1024;
 
-/** Image types the app shows a local preview of (and the models take). */
+/** The image types the models take (the backend decides; this only picks a chip's icon). */
 export const IMAGE_TYPES: readonly string[] = ['image/png', 'image/jpeg', 'image/webp', 'image/gif'];
 
 /** "~1,234 tokens" — what a file costs in the prompt. */
@@ -29,7 +29,7 @@ export function describeAttachment(info: Pick<AttachmentInfo, 'name' | 'size' | 
   return `${info.name}, ${formatSize(info.size)}, ${tokenText(info.tokenCount)}`;
 }
 
-/** Whether a local file can show a thumbnail before it is prepared. */
+/** Whether a local file looks like an image the models take, by its type. */
 export function isPreviewableImage(type: string): boolean {
   return IMAGE_TYPES.includes(type.toLowerCase());
 }

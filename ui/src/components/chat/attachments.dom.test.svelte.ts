@@ -72,7 +72,6 @@ afterEach(() => {
   }
   mounted = [];
   for (const f of Object.values(commands)) f.mockReset();
-  vi.unstubAllGlobals();
 });
 
 /** The Dock of an open conversation (each test its own key: drafts live at module level). */
@@ -217,12 +216,7 @@ describe('attaching a file with the button', () => {
 
 describe('pasting into the composer', () => {
   it('attaches a pasted screenshot with its thumbnail, and keeps text pastes as text', async () => {
-    // jsdom has no object URLs: a stand-in for this test.
-    class TestURL extends URL {
-      static createObjectURL = vi.fn(() => 'blob:shot');
-      static revokeObjectURL = vi.fn();
-    }
-    vi.stubGlobal('URL', TestURL);
+    commands.attachmentImage.mockResolvedValue({ mime: 'image/png', data: 'iVBORw==' });
     const target = showDock('dock-paste');
     await settle();
     commands.prepareAttachment.mockResolvedValue(
@@ -253,7 +247,9 @@ describe('pasting into the composer', () => {
     expect(chips(target)).toHaveLength(1);
     expect(chips(target)[0].textContent).toContain('pasted-image.png');
     expect(chips(target)[0].textContent).toContain('~1,600 tokens');
-    expect(chips(target)[0].querySelector('img')!.getAttribute('src')).toBe('blob:shot');
+    // The thumbnail is the backend's downscaled image (the CSP allows data: images only).
+    expect(commands.attachmentImage).toHaveBeenCalledWith('h-shot');
+    expect(chips(target)[0].querySelector('img')!.getAttribute('src')).toBe('data:image/png;base64,iVBORw==');
   });
 });
 

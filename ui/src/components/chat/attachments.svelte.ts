@@ -3,6 +3,10 @@
  * the draft text, so they survive switching conversations), and the thumbnails of attached
  * images by content hash. Each file is prepared by the backend (`prepare_attachment`) as
  * soon as it is added; a file it refuses leaves its reason and no chip.
+ *
+ * Thumbnails are the backend's downscaled image (`attachment_image`, a data: URL), also for
+ * chips: the CSP allows `data:` images but not `blob:` ones, and a 20 MB photo is not worth
+ * decoding in the webview for a 38 px square.
  */
 
 import { attachmentImage, prepareAttachment } from '../../lib/api/commands';
@@ -15,8 +19,8 @@ export interface PendingAttachment {
   id: number;
   name: string;
   size: number;
-  /** An object URL of the local image, for its thumbnail (null for other files). */
-  preview: string | null;
+  /** An image (by its type): its chip shows a picture icon until the thumbnail comes. */
+  image: boolean;
   /** Null while the backend prepares it. */
   info: AttachmentInfo | null;
 }
@@ -28,13 +32,6 @@ export interface Refusal {
 }
 
 let nextId = 1;
-
-const objectUrl = (file: File): string | null =>
-  isPreviewableImage(file.type) && typeof URL.createObjectURL === 'function' ? URL.createObjectURL(file) : null;
-
-const revoke = (url: string | null) => {
-  if (url && typeof URL.revokeObjectURL === 'function') URL.revokeObjectURL(url);
-};
 
 /** The attachments of one unsent message. */
 export class AttachmentDraft {
@@ -68,8 +65,7 @@ export class AttachmentDraft {
 
   private async prepare(file: File) {
     const id = nextId++;
-    const preview = objectUrl(file);
-    this.items.push({ id, name: file.name, size: file.size, preview, info: null });
+    this.items.push({ id, name: file.name, size: file.size, image: isPreviewableImage(file.type), info: null });
     let info: AttachmentInfo;
     try {
       let bytes: Uint8Array;
@@ -80,25 +76,21 @@ export class AttachmentDraft {
       }
       info = await prepareAttachment(file.name, bytes);
     } catch (e) {
-      revoke(preview);
       if (!this.has(id)) return;
       this.items = this.items.filter((item) => item.id !== id);
       this.refuse(toAppError(e).message);
       return;
     }
     const item = this.items.find((it) => it.id === id);
-    if (!item) {
-      revoke(preview); // removed while it was being prepared
-      return;
-    }
+    if (!item) return; // removed while it was being prepared
     if (this.items.some((it) => it.info?.hash === info.hash)) {
       // The same file twice: one chip is enough.
       this.items = this.items.filter((it) => it.id !== id);
-      revoke(preview);
       return;
     }
     item.info = info;
-    if (preview) thumbnails.adopt(info.hash, preview);
+    item.image = info.kind === 'image';
+    if (item.image) thumbnails.load(info.hash);
     this.announcement = `Attached ${info.name}.`;
   }
 
@@ -115,9 +107,6 @@ export class AttachmentDraft {
     const item = this.items.find((it) => it.id === id);
     if (!item) return;
     this.items = this.items.filter((it) => it.id !== id);
-    // A prepared image's preview now belongs to the thumbnail cache (the same file may be
-    // attached again, or already sent).
-    if (!item.info) revoke(item.preview);
     this.announcement = `Removed ${item.name}.`;
   }
 
@@ -128,7 +117,6 @@ export class AttachmentDraft {
   /** The prepared files for sending; the chips and reasons are cleared. */
   take(): AttachmentInfo[] {
     const ready = this.ready;
-    for (const item of this.items) if (!item.info) revoke(item.preview);
     this.items = [];
     this.refusals = [];
     this.announcement = '';
@@ -142,7 +130,7 @@ export class AttachmentDraft {
       id: nextId++,
       name: info.name,
       size: info.size,
-      preview: thumbnails.url(info.hash),
+      image: info.kind === 'image',
       info,
     }));
   }
@@ -172,7 +160,7 @@ export function moveAttachmentDraft(from: string, to: string) {
 // ---------------------------------------------------------------------------------------
 // Thumbnails
 
-/** Thumbnails kept at most (data URLs of downscaled images; object URLs of local files). */
+/** Thumbnails kept at most (data URLs of images downscaled to at most 1568 px). */
 const MAX_THUMBNAILS = 200;
 
 class Thumbnails {
@@ -182,7 +170,7 @@ class Thumbnails {
   /** Insertion order, for forgetting the oldest. */
   private order: string[] = [];
 
-  /** The thumbnail of `hash` (undefined = not loaded yet, null = failed). */
+  /** The thumbnail of `hash` (null while loading or when it failed). */
   url(hash: string): string | null {
     return this.urls[hash] ?? null;
   }
@@ -190,12 +178,6 @@ class Thumbnails {
   state(hash: string): 'loading' | 'failed' | 'ready' {
     const url = this.urls[hash];
     return url === undefined ? 'loading' : url === null ? 'failed' : 'ready';
-  }
-
-  /** Uses a local file's object URL for `hash` (no trip to the backend). */
-  adopt(hash: string, url: string) {
-    if (this.urls[hash]) return;
-    this.set(hash, url);
   }
 
   /** Loads the thumbnail of `hash` once (call when it comes on screen). */
@@ -213,10 +195,7 @@ class Thumbnails {
     if (!(hash in this.urls)) this.order.push(hash);
     this.urls[hash] = url;
     while (this.order.length > MAX_THUMBNAILS) {
-      const old = this.order.shift()!;
-      const gone = this.urls[old];
-      if (gone?.startsWith('blob:')) revoke(gone);
-      delete this.urls[old];
+      delete this.urls[this.order.shift()!];
     }
   }
 }
