@@ -1,12 +1,15 @@
 import { mount } from 'svelte';
 import App from './App.svelte';
 import './app.css';
+import { refuseStrayDrops } from './lib/attachments';
 
 // Marks for `make perf` (tests/perf/desktop-perf.mjs): where the cold start goes.
 performance.mark('lango:bundle-start');
 const target = document.getElementById('root');
 if (!target) throw new Error('index.html has no #root element');
 
+// A file dropped outside the chat must not open in the webview in place of the app.
+refuseStrayDrops(window);
 const app = mount(App, { target });
 performance.mark('lango:mounted');
 export default app;

@@ -38,6 +38,17 @@ describe('chat items', () => {
     expect(buildItems(rows, true, { userText: null }, null).map((i) => i.kind)).toEqual(['message', 'live']);
   });
 
+  it('shows the files sent with the pending message, and a message of files only', () => {
+    const photo = { hash: 'h1', name: 'photo.png', kind: 'image' as const, mime: 'image/png', size: 10, tokenCount: 5 };
+    expect(buildItems([], true, { userText: '', attachments: [photo] }, null)[0]).toEqual({
+      key: 'pending-user',
+      kind: 'pending',
+      text: '',
+      attachments: [photo],
+    });
+    expect(buildItems([], true, { userText: 'hi' }, null)[0]).toMatchObject({ attachments: [] });
+  });
+
   it('ends with the failed turn when no turn runs', () => {
     const items = buildItems([row(1, 'user')], true, null, failure);
     expect(items[items.length - 1]).toEqual({ key: 'turn-error', kind: 'error', failure });

@@ -5,7 +5,7 @@
  * carry Edit and Regenerate.
  */
 
-import type { AppError, MemoryEvent, TurnStatus } from './api/types';
+import type { AppError, AttachmentInfo, MemoryEvent, TurnStatus } from './api/types';
 import { lastIndexOfRole, type MessageRow } from './chatStream';
 
 export type TurnMode = 'send' | 'regenerate' | 'edit';
@@ -19,7 +19,7 @@ export interface TurnFailure {
 export type ChatItem =
   | { key: string; kind: 'message'; row: MessageRow }
   | { key: 'start'; kind: 'start'; at: number }
-  | { key: 'pending-user'; kind: 'pending'; text: string }
+  | { key: 'pending-user'; kind: 'pending'; text: string; attachments: readonly AttachmentInfo[] }
   | { key: 'live'; kind: 'live' }
   | { key: 'turn-error'; kind: 'error'; failure: TurnFailure };
 
@@ -27,6 +27,8 @@ export type ChatItem =
 export interface TurnView {
   /** The user's text shown while the turn runs (null for regenerate: the stored row stays). */
   userText: string | null;
+  /** The files sent with it. */
+  attachments?: readonly AttachmentInfo[];
 }
 
 /**
@@ -43,7 +45,7 @@ export function buildItems(
   if (!hasOlder && rows.length > 0) items.push({ key: 'start', kind: 'start', at: rows[0].createdAt });
   for (const row of rows) items.push({ key: row.key, kind: 'message', row });
   if (turn) {
-    if (turn.userText !== null) items.push({ key: 'pending-user', kind: 'pending', text: turn.userText });
+    if (turn.userText !== null) items.push({ key: 'pending-user', kind: 'pending', text: turn.userText, attachments: turn.attachments ?? [] });
     items.push({ key: 'live', kind: 'live' });
   } else if (failure) {
     items.push({ key: 'turn-error', kind: 'error', failure });

@@ -126,6 +126,16 @@ describe('prettyJson', () => {
 });
 
 describe('buildRows', () => {
+  it('carries the files of a user message, and none on rows without', () => {
+    const attachments = [
+      { hash: 'h1', name: 'a.pdf', kind: 'pdf' as const, mime: 'application/pdf', size: 100, tokenCount: 50 },
+    ];
+    const rows = buildRows([msg(1, 'user', '', { attachments }), msg(2, 'assistant', 'ok'), msg(3, 'user', 'x', { attachments: [] })]);
+    expect(rows[0].attachments).toEqual(attachments);
+    expect(rows[1]).not.toHaveProperty('attachments');
+    expect(rows[2]).not.toHaveProperty('attachments');
+  });
+
   it('folds tool results into the assistant call cards and hides the tool row', () => {
     const rows = buildRows([
       msg(1, 'user', 'weather?'),

@@ -10,7 +10,7 @@
  * newest page is reloaded.
  */
 
-import type { ApprovalDecision, ChatEvent, MessageStatus, ReplyInfo, StoredMessage, ToolCall, ToolCallMeta } from './api/types';
+import type { ApprovalDecision, AttachmentInfo, ChatEvent, MessageStatus, ReplyInfo, StoredMessage, ToolCall, ToolCallMeta } from './api/types';
 import { hideShownImageData, imagesInResult, isOpen, newToolCard, parseStatus, type ToolCardModel } from './toolCards';
 
 // ---------------------------------------------------------------------------------------
@@ -189,6 +189,8 @@ export interface MessageRow {
   merged: boolean;
   /** Who wrote an assistant reply, its tokens and cost (replies of older versions have none). */
   reply: ReplyInfo | null;
+  /** Files sent with a user message (absent when none). */
+  attachments?: AttachmentInfo[];
 }
 
 export const rowKey = (seq: number) => `m${seq}`;
@@ -277,7 +279,7 @@ export function buildRows(messages: readonly StoredMessage[]): MessageRow[] {
       const calls = m.toolCalls ?? [];
       return { ...base, content: textBesideResults(base.content, calls), tools: calls.map((c) => storedCard(null, c)) };
     }
-    return { ...base, tools: [] };
+    return m.attachments?.length ? { ...base, tools: [], attachments: m.attachments } : { ...base, tools: [] };
   });
 
   rows.forEach((row, i) => {

@@ -18,6 +18,30 @@ const row = (over: Partial<MessageRow> = {}): MessageRow => ({
   ...over,
 });
 
+describe('MessageItem attachments', () => {
+  const files = [
+    { hash: 'h1', name: 'photo.png', kind: 'image' as const, mime: 'image/png', size: 2048, tokenCount: 1600 },
+    { hash: 'h2', name: 'report.pdf', kind: 'pdf' as const, mime: 'application/pdf', size: 3 * 1024 * 1024, tokenCount: 9000 },
+    { hash: 'h3', name: '<b>x</b>.txt', kind: 'text' as const, mime: 'text/plain', size: 10, tokenCount: 3 },
+  ];
+
+  it('shows a user message’s images and files (name, size), names as text', () => {
+    const { body } = render(MessageItem, { props: { row: row({ role: 'user', content: 'Look', attachments: files }) } });
+    expect(body).toContain('aria-label="photo.png"');
+    expect(body).toContain('report.pdf');
+    expect(body).toContain('PDF · 3.0 MB');
+    expect(body).toContain('&lt;b>x&lt;/b>.txt');
+    expect(body).not.toContain('<b>x</b>');
+    expect(body).toContain('Look');
+  });
+
+  it('draws no empty bubble for a message of files only', () => {
+    const { body } = render(MessageItem, { props: { row: row({ role: 'user', content: '', attachments: files }) } });
+    expect(body).toContain('report.pdf');
+    expect(body).not.toContain('class="bubble');
+  });
+});
+
 describe('MessageItem reply footer', () => {
   it('says which model wrote a reply, its tokens and cost', () => {
     const { body } = render(MessageItem, {

@@ -41,13 +41,13 @@ describe('ToolApproval', () => {
 
 describe('answering an approval', () => {
   it('turns the waiting card into a running card once the backend took the answer', async () => {
-    turns.s1 = { key: 's1', mode: 'send', userText: 'x', hideFromSeq: null, reply: request('waiting'), stopping: false, done: null };
+    turns.s1 = { key: 's1', mode: 'send', userText: 'x', attachments: [], hideFromSeq: null, reply: request('waiting'), stopping: false, done: null };
     await decideToolCall('s1', 'waiting', 'always');
     expect(turns.s1.reply.parts[0]).toMatchObject({ status: 'running', decision: 'always' });
   });
 
   it('says so, and leaves the card, when nothing waits for the answer any more', async () => {
-    turns.s2 = { key: 's2', mode: 'send', userText: 'x', hideFromSeq: null, reply: request('gone'), stopping: false, done: null };
+    turns.s2 = { key: 's2', mode: 'send', userText: 'x', attachments: [], hideFromSeq: null, reply: request('gone'), stopping: false, done: null };
     await expect(decideToolCall('s2', 'gone', 'once')).rejects.toMatchObject({
       message: 'This call no longer waits for an answer.',
     });

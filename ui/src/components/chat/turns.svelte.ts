@@ -5,10 +5,11 @@
  */
 
 import { approveToolCall, editLast, regenerate, sendMessage, stopTurn } from '../../lib/api/commands';
-import type { AppError, ApprovalDecision, ChatEvent, ModelChoice, TurnStatus } from '../../lib/api/types';
+import type { AppError, ApprovalDecision, AttachmentInfo, ChatEvent, ModelChoice, TurnStatus } from '../../lib/api/types';
 import { applyChatEvent, decideApproval, emptyReply, type LiveReply } from '../../lib/chatStream';
 import type { TurnFailure, TurnMode } from '../../lib/chatItems';
 import { toAppError } from '../../lib/errors';
+import { attachmentDraft } from './attachments.svelte';
 
 export interface TurnEnd {
   status: TurnStatus;
@@ -24,6 +25,8 @@ export interface Turn {
   mode: TurnMode;
   /** The user's text shown while the turn runs (null for regenerate: the stored row stays). */
   userText: string | null;
+  /** The files sent with the user's text (send only). */
+  attachments: AttachmentInfo[];
   /** Stored rows from this seq on are replaced by the turn, so hidden while it runs. */
   hideFromSeq: number | null;
   reply: LiveReply;
@@ -41,8 +44,9 @@ export const drafts = new Map<string, string>();
 
 /**
  * Runs a turn of session `key` to its end, streaming its reply into `turns[key]`, and marks
- * it done. A refused send (busy, not ready…) never reached the store: `onRefused` gets the
- * text back for the composer.
+ * it done. A refused send (busy, not ready, too many files, a model that cannot see
+ * images…) never reached the store: `onRefused` gets the text back for the composer, and
+ * the files go back to the conversation's attachments.
  */
 export async function runTurn(
   key: string,
@@ -52,12 +56,15 @@ export async function runTurn(
   onRefused: (text: string) => void,
   /** Regenerate only: this reply's provider and model (null = the conversation's). */
   model: ModelChoice | null = null,
+  /** Send only: the prepared files going with the text, in order. */
+  attachments: AttachmentInfo[] = [],
 ): Promise<TurnEnd> {
   delete turnErrors[key];
   turns[key] = {
     key,
     mode,
     userText: mode === 'regenerate' ? null : text,
+    attachments: mode === 'send' ? attachments : [],
     hideFromSeq,
     reply: emptyReply(),
     stopping: false,
@@ -73,7 +80,7 @@ export async function runTurn(
   try {
     const outcome =
       mode === 'send'
-        ? await sendMessage(key, text ?? '', onEvent)
+        ? await sendMessage(key, text ?? '', onEvent, attachments.map((a) => a.hash))
         : mode === 'regenerate'
           ? await regenerate(key, onEvent, model)
           : await editLast(key, text ?? '', onEvent);
@@ -83,6 +90,7 @@ export async function runTurn(
     // offering a retry.
     end = { status: 'failed', error: toAppError(e), retry: mode !== 'send' };
     if (mode === 'send' && text) onRefused(text);
+    if (mode === 'send') attachmentDraft(key).restore(attachments);
   }
   const t = turns[key];
   if (t) t.done = end;

@@ -4,11 +4,13 @@
  * (`{code, message}`), normalised by `toAppError`.
  */
 
-import { Channel, invoke } from '@tauri-apps/api/core';
+import { Channel, invoke, type InvokeArgs, type InvokeOptions } from '@tauri-apps/api/core';
 import { toAppError } from '../errors';
 import type {
   AppStatus,
   ApprovalDecision,
+  AttachmentImage,
+  AttachmentInfo,
   BuildProgress,
   BuildReport,
   ChatEvent,
@@ -41,9 +43,9 @@ import type {
   ValidationReport,
 } from './types';
 
-async function call<T>(command: string, args?: Record<string, unknown>): Promise<T> {
+async function call<T>(command: string, args?: InvokeArgs, options?: InvokeOptions): Promise<T> {
   try {
-    return (await invoke(command, args)) as T;
+    return (await invoke(command, args, options)) as T;
   } catch (reason) {
     throw toAppError(reason);
   }
@@ -96,8 +98,26 @@ export const buildImportMemory = (keys: string[], onProgress: (p: BuildProgress)
 export const cancelImportMemory = () => call<boolean>('cancel_import_memory');
 
 // Chat
-export const sendMessage = (key: string, text: string, onEvent: (e: ChatEvent) => void) =>
-  call<TurnOutcome>('send_message', { key, text, onEvent: channel(onEvent) });
+/**
+ * `attachments`: hashes from `prepareAttachment`, in order (`text` may then be empty). Rejects
+ * before anything is sent with `attachments_too_large`, `attachments_too_many` or
+ * `model_cannot_see_images`.
+ */
+export const sendMessage = (key: string, text: string, onEvent: (e: ChatEvent) => void, attachments: string[] = []) =>
+  call<TurnOutcome>('send_message', { key, text, attachments, onEvent: channel(onEvent) });
+
+/** The header naming the file of a `prepare_attachment` body (percent-encoded UTF-8). */
+export const FILE_NAME_HEADER = 'x-lango-file-name';
+
+/**
+ * Checks, stores and describes a file to attach. The bytes go as the raw request body (never
+ * as JSON); the name in a header. May take seconds (a large PDF or image). Rejects with an
+ * `attachment_*` error whose message names the file in plain words.
+ */
+export const prepareAttachment = (name: string, bytes: Uint8Array) =>
+  call<AttachmentInfo>('prepare_attachment', bytes, { headers: { [FILE_NAME_HEADER]: encodeURIComponent(name) } });
+/** An attached image as the model sees it (for a sent message's thumbnail). */
+export const attachmentImage = (hash: string) => call<AttachmentImage>('attachment_image', { hash });
 /** A new last reply; `model` writes this one with another model (the conversation keeps its own). */
 export const regenerate = (key: string, onEvent: (e: ChatEvent) => void, model?: ModelChoice | null) =>
   call<TurnOutcome>('regenerate', { key, model: model ?? null, onEvent: channel(onEvent) });

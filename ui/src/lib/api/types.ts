@@ -122,6 +122,28 @@ export interface StoredMessage {
   archived: boolean;
   /** Who wrote an assistant reply and what it cost (only on replies written by this version). */
   reply?: ReplyInfo | null;
+  /** Files sent with a user message, in order (absent/empty on most messages). */
+  attachments?: AttachmentInfo[];
+}
+
+/** A file attached to a message: stored once by content hash. */
+export interface AttachmentInfo {
+  hash: string;
+  /** The file's name as the user had it (untrusted: render as text). */
+  name: string;
+  kind: 'image' | 'pdf' | 'text';
+  mime: string;
+  /** Bytes. */
+  size: number;
+  /** What it costs in the prompt. */
+  tokenCount: number;
+}
+
+/** An attached image as sent to models (downscaled to at most 1568 px), for thumbnails. */
+export interface AttachmentImage {
+  mime: string;
+  /** Base64. */
+  data: string;
 }
 
 /** Who wrote an assistant reply, and what it cost (null when the provider gave no usage / no price is set). */
