@@ -8,7 +8,8 @@ performance.mark('lango:bundle-start');
 const target = document.getElementById('root');
 if (!target) throw new Error('index.html has no #root element');
 
-// A file dropped outside the chat must not open in the webview in place of the app.
+// A backstop: file drops go to Tauri's own drag and drop (the chat attaches them by path);
+// should the webview ever get one, it must not open the file in place of the app.
 refuseStrayDrops(window);
 const app = mount(App, { target });
 performance.mark('lango:mounted');

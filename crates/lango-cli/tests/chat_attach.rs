@@ -16,7 +16,14 @@ async fn an_attached_text_file_reaches_the_model_framed_with_its_name() {
     std::fs::write(&file, "buy milk\ncall Ana").unwrap();
     let out = lango(
         home.path(),
-        &["chat", "--session", "s", "--attach", file.to_str().unwrap(), "What is on my list?"],
+        &[
+            "chat",
+            "--session",
+            "s",
+            "--attach",
+            file.to_str().unwrap(),
+            "What is on my list?",
+        ],
         None,
     )
     .await;
@@ -24,7 +31,10 @@ async fn an_attached_text_file_reaches_the_model_framed_with_its_name() {
     let sent = fake.generate_requests()[0].json();
     let user = sent["messages"][1]["content"].as_str().unwrap().to_owned();
     assert!(user.starts_with("What is on my list?"), "{user}");
-    assert!(user.contains("[Attached file: todo.txt (text/plain"), "{user}");
+    assert!(
+        user.contains("[Attached file: todo.txt (text/plain"),
+        "{user}"
+    );
     assert!(user.contains("buy milk\ncall Ana"), "{user}");
     let stored = rows(home.path(), "s").await;
     assert_eq!(stored[0].content, "What is on my list?");
@@ -40,16 +50,34 @@ async fn a_file_that_cannot_be_attached_stops_before_anything_is_sent() {
     std::fs::write(&binary, [0u8, 1, 2, 3, 0, 0, 255]).unwrap();
     let refused = lango(
         home.path(),
-        &["chat", "--session", "s", "--attach", binary.to_str().unwrap(), "hi"],
+        &[
+            "chat",
+            "--session",
+            "s",
+            "--attach",
+            binary.to_str().unwrap(),
+            "hi",
+        ],
         None,
     )
     .await;
     assert_eq!(refused.status.code(), Some(2), "{}", stderr(&refused));
-    assert!(stderr(&refused).contains("\"tool.bin\" cannot be attached"), "{}", stderr(&refused));
+    assert!(
+        stderr(&refused).contains("\"tool.bin\" cannot be attached"),
+        "{}",
+        stderr(&refused)
+    );
     let missing = home.path().join("nowhere.txt");
     let absent = lango(
         home.path(),
-        &["chat", "--session", "s", "--attach", missing.to_str().unwrap(), "hi"],
+        &[
+            "chat",
+            "--session",
+            "s",
+            "--attach",
+            missing.to_str().unwrap(),
+            "hi",
+        ],
         None,
     )
     .await;

@@ -76,7 +76,10 @@ mod tests {
 
     #[test]
     fn a_percent_encoded_file_name_reads_back_as_typed() {
-        assert_eq!(percent_decode("R%C3%A9sum%C3%A9%20(1).pdf"), "Résumé (1).pdf");
+        assert_eq!(
+            percent_decode("R%C3%A9sum%C3%A9%20(1).pdf"),
+            "Résumé (1).pdf"
+        );
         assert_eq!(percent_decode("100%.txt"), "100%.txt");
         assert_eq!(percent_decode("a%2"), "a%2");
     }

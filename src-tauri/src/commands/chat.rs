@@ -27,7 +27,12 @@ pub async fn send_message(
     state
         .app()
         .await?
-        .send_with(&key, &text, &attachments.unwrap_or_default(), sink(on_event))
+        .send_with(
+            &key,
+            &text,
+            &attachments.unwrap_or_default(),
+            sink(on_event),
+        )
         .await
 }
 

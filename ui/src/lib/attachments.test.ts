@@ -131,11 +131,11 @@ describe('admit', () => {
   });
 
   it('refuses files past the file count, naming them', () => {
-    const files = [file('9.txt'), file('10.txt'), file('11.txt')];
+    const files = [file('19.txt'), file('20.txt'), file('21.txt')];
     const { accepted, refused } = admit(files, MAX_FILES - 2, 0);
-    expect(accepted.map((f) => f.name)).toEqual(['9.txt', '10.txt']);
+    expect(accepted.map((f) => f.name)).toEqual(['19.txt', '20.txt']);
     expect(refused).toEqual([
-      { name: '11.txt', message: '“11.txt” was not attached: a message can carry at most 10 files.' },
+      { name: '21.txt', message: '“21.txt” was not attached: a message can carry at most 20 files.' },
     ]);
   });
 

@@ -11,7 +11,7 @@ import { formatSize } from './recovery';
 export { formatSize };
 
 /** At most this many files go with one message (the backend's cap too). */
-export const MAX_FILES = 10;
+export const MAX_FILES = 20;
 /** The files of one message total at most this many bytes (the backend's cap too). */
 export const MAX_TOTAL_BYTES = 64 * 1024 * 1024;
 
@@ -27,6 +27,17 @@ export function tokenText(tokens: number): string {
 /** What a chip says about a file, for its accessible description: "photo.png, 1.2 MB, ~1,234 tokens". */
 export function describeAttachment(info: Pick<AttachmentInfo, 'name' | 'size' | 'tokenCount'>): string {
   return `${info.name}, ${formatSize(info.size)}, ${tokenText(info.tokenCount)}`;
+}
+
+/** A dropped file's name: the last part of its path (either separator). */
+export function fileNameOf(path: string): string {
+  const parts = path.split(/[\\/]/);
+  return parts[parts.length - 1] || path;
+}
+
+/** Whether a dropped file looks like an image the models take, by its name. */
+export function looksLikeImage(name: string): boolean {
+  return /\.(png|jpe?g|webp|gif)$/i.test(name);
 }
 
 /** Whether a local file looks like an image the models take, by its type. */

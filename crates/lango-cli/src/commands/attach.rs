@@ -11,7 +11,10 @@ use crate::exit::{CliError, Kind};
 
 /// The files, stored, in order; a file that cannot be attached stops here (exit 2), before
 /// anything is sent.
-pub async fn store_files(engine: &Engine, paths: &[impl AsRef<Path>]) -> Result<Vec<AttachmentRef>, CliError> {
+pub async fn store_files(
+    engine: &Engine,
+    paths: &[impl AsRef<Path>],
+) -> Result<Vec<AttachmentRef>, CliError> {
     let mut refs = Vec::with_capacity(paths.len());
     for path in paths {
         let path = path.as_ref();
@@ -33,12 +36,15 @@ pub async fn store_files(engine: &Engine, paths: &[impl AsRef<Path>]) -> Result<
                 limit: most,
             }));
         }
-        let bytes = tokio::fs::read(path).await.map_err(|e| unreadable(path, &e))?;
-        let counter = engine.store.counter().clone();
-        let prepared = tokio::task::spawn_blocking(move || prepare(&name, &bytes, counter.as_ref()))
+        let bytes = tokio::fs::read(path)
             .await
-            .map_err(|e| CliError::internal(e.to_string()))?
-            .map_err(usage)?;
+            .map_err(|e| unreadable(path, &e))?;
+        let counter = engine.store.counter().clone();
+        let prepared =
+            tokio::task::spawn_blocking(move || prepare(&name, &bytes, counter.as_ref()))
+                .await
+                .map_err(|e| CliError::internal(e.to_string()))?
+                .map_err(usage)?;
         refs.push(engine.store.put_attachment(&prepared).await?);
     }
     if refs.len() > limits::MAX_ATTACHMENTS_PER_MESSAGE {

@@ -8,9 +8,9 @@ use std::io::IsTerminal;
 
 use lango_core::agent::runner::run_and_collect_with;
 use lango_core::agent::{AgentError, Event, RequestContext, UserInput};
-use lango_core::store::AttachmentRef;
 use lango_core::engine::Engine;
 use lango_core::provider::ProviderError;
+use lango_core::store::AttachmentRef;
 
 use super::Context;
 use crate::args::ApproveMode;

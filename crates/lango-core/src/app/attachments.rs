@@ -31,9 +31,10 @@ impl App {
     ) -> Result<AttachmentInfo, AppError> {
         let counter = self.inner.store.counter().clone();
         let name = name.to_owned();
-        let prepared = tokio::task::spawn_blocking(move || prepare(&name, &bytes, counter.as_ref()))
-            .await
-            .map_err(|e| AppError::new("internal", e.to_string()))??;
+        let prepared =
+            tokio::task::spawn_blocking(move || prepare(&name, &bytes, counter.as_ref()))
+                .await
+                .map_err(|e| AppError::new("internal", e.to_string()))??;
         let stored = self.inner.store.put_attachment(&prepared).await?;
         Ok(stored)
     }
@@ -47,8 +48,11 @@ impl App {
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
         let unreadable = |e: std::io::Error| {
-            AppError::new("attachment_unreadable", format!("\"{name}\" could not be read."))
-                .with_detail(e.to_string())
+            AppError::new(
+                "attachment_unreadable",
+                format!("\"{name}\" could not be read."),
+            )
+            .with_detail(e.to_string())
         };
         let size = tokio::fs::metadata(&path).await.map_err(unreadable)?.len();
         // Before reading: a dropped 4 GB video must not be loaded to be refused.

@@ -89,7 +89,8 @@ impl App {
     ) -> Result<TurnOutcome, AppError> {
         let engine = self.engine().await?;
         let (guard, cancel) = self.begin_turn(key)?;
-        let Some((seq, old_text, attachments)) = self.inner.store.last_user_message(key).await? else {
+        let Some((seq, old_text, attachments)) = self.inner.store.last_user_message(key).await?
+        else {
             return Err(AppError::new(
                 "nothing_to_regenerate",
                 "this conversation has no message to send again",
@@ -206,16 +207,22 @@ impl App {
         let tools = engine.runner.root().current_tools();
         // Whether the last model reply of the turn stopped at the output limit.
         let mut truncated = false;
-        let (_, result) =
-            run_and_collect_with(&engine.runner, ctx, key, input, true, &mut |event, reply| {
+        let (_, result) = run_and_collect_with(
+            &engine.runner,
+            ctx,
+            key,
+            input,
+            true,
+            &mut |event, reply| {
                 if event.is_model_reply() {
                     truncated = event.truncated;
                 }
                 for ui_event in to_chat_events(event, reply, &tools) {
                     let _ = tx.send(ui_event);
                 }
-            })
-            .await;
+            },
+        )
+        .await;
         drop(tx);
         let _ = pump.await;
         // The memory looks at every turn, whatever its outcome (REFERENCE §3.5).

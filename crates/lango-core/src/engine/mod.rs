@@ -35,8 +35,8 @@ use crate::provider::{registry, ProviderError};
 use crate::secrets::{probe_keychain, SecretStore};
 use crate::store::{Store, StoreError};
 use crate::tools::mcp::{McpHub, ServerOptions, KEYCHAIN_PREFIX};
-pub use models::{check_images, turn_settings};
 use models::{chat_router, embedder, memory_provider_problem, observer_llm, secret_store};
+pub use models::{check_images, turn_settings};
 
 #[derive(Debug, thiserror::Error)]
 pub enum EngineError {

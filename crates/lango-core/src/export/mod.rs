@@ -134,7 +134,10 @@ pub fn render_markdown(session: &Session, messages: &[StoredMessage]) -> String 
         }
         for a in &m.attachments {
             // What was attached, by description (the file itself stays in Lango's database).
-            out.push_str(&format!("\n> Attached: {}\n", a.description.replace('\n', " ")));
+            out.push_str(&format!(
+                "\n> Attached: {}\n",
+                a.description.replace('\n', " ")
+            ));
         }
         for call in m.tool_calls.iter().filter(|c| !c.input.is_empty()) {
             let f = fence(&call.input);

@@ -11,6 +11,7 @@ const commands = vi.hoisted(() => ({
   listModelsOf: vi.fn(),
   getSettings: vi.fn(),
   prepareAttachment: vi.fn(),
+  prepareAttachmentPath: vi.fn(),
   attachmentImage: vi.fn(),
   sendMessage: vi.fn(),
   pageMessages: vi.fn(),
@@ -23,8 +24,14 @@ const commands = vi.hoisted(() => ({
   findInSession: vi.fn(),
 }));
 vi.mock('../../lib/api/commands', () => commands);
+/** The handler the drop overlay gave Tauri's drag and drop (the test plays the drags). */
+let fileDrag: ((drag: import('../../lib/api/events').FileDrag) => void) | null = null;
 vi.mock('../../lib/api/events', () => ({
   onMemoryEvent: vi.fn(async () => () => {}),
+  onFileDrag: vi.fn(async (handler: (drag: import('../../lib/api/events').FileDrag) => void) => {
+    fileDrag = handler;
+    return () => {};
+  }),
   whileMounted: () => () => {},
 }));
 
@@ -178,17 +185,17 @@ describe('attaching a file with the button', () => {
     expect(target.querySelector('[role="alert"]')).toBeNull();
   });
 
-  it('refuses an eleventh file before reading it, and says when a file cannot be read', async () => {
+  it('refuses a twenty-first file before reading it, and says when a file cannot be read', async () => {
     const target = showDock('dock-caps');
     await settle();
     commands.prepareAttachment.mockImplementation(async (name: string) => info(name, `hash-${name}`));
-    const files = Array.from({ length: 11 }, (_, i) => new File(['x'], `f${i + 1}.txt`, { type: 'text/plain' }));
+    const files = Array.from({ length: 21 }, (_, i) => new File(['x'], `f${i + 1}.txt`, { type: 'text/plain' }));
     pick(target, files);
     await settle();
-    expect(commands.prepareAttachment).toHaveBeenCalledTimes(10);
-    expect(chips(target)).toHaveLength(10);
+    expect(commands.prepareAttachment).toHaveBeenCalledTimes(20);
+    expect(chips(target)).toHaveLength(20);
     expect(target.querySelector('[role="alert"]')!.textContent).toContain(
-      '“f11.txt” was not attached: a message can carry at most 10 files.',
+      '“f21.txt” was not attached: a message can carry at most 20 files.',
     );
 
     target.querySelector<HTMLButtonElement>('button[aria-label="Remove f1.txt"]')!.click();
@@ -197,8 +204,8 @@ describe('attaching a file with the button', () => {
     Object.defineProperty(gone, 'arrayBuffer', { value: () => Promise.reject(new Error('NotReadableError')) });
     pick(target, [gone]);
     await settle();
-    expect(commands.prepareAttachment).toHaveBeenCalledTimes(10);
-    expect(chips(target)).toHaveLength(9);
+    expect(commands.prepareAttachment).toHaveBeenCalledTimes(20);
+    expect(chips(target)).toHaveLength(19);
     expect(target.textContent).toContain('“gone.txt” could not be read.');
   });
 
@@ -254,34 +261,44 @@ describe('pasting into the composer', () => {
 });
 
 describe('dropping files on the chat', () => {
-  it('shows the drop overlay while files are dragged, ignores text drags, and attaches what is dropped', async () => {
+  it('shows the drop overlay while files are dragged over the window and attaches what is dropped, by path', async () => {
     const { default: DropOverlay } = await import('./DropOverlay.svelte');
-    const onFiles = vi.fn();
-    const target = show(DropOverlay, { enabled: true, onFiles });
-    const drag = (type: string, types: string[], files: File[] = []) => {
-      const event = new Event(type, { bubbles: true, cancelable: true });
-      Object.defineProperty(event, 'dataTransfer', {
-        value: { types, items: files.map((f) => ({ kind: 'file', getAsFile: () => f })), files, dropEffect: 'none' },
-      });
-      document.body.dispatchEvent(event);
+    const onPaths = vi.fn();
+    const target = show(DropOverlay, { enabled: true, onPaths });
+    await settle();
+    const play = (drag: import('../../lib/api/events').FileDrag) => {
+      fileDrag!(drag);
       flushSync();
-      return event;
     };
 
-    drag('dragenter', ['text/plain']);
-    expect(target.querySelector('[data-testid="drop-overlay"]')).toBeNull();
-
-    expect(drag('dragenter', ['Files']).defaultPrevented).toBe(true);
+    play({ type: 'enter', paths: ['/home/u/notes.md'] });
     expect(target.querySelector('[data-testid="drop-overlay"]')!.textContent).toContain('Drop files to attach');
     expect(target.querySelector('[role="status"]')!.textContent).toBe('Drop files to attach');
-    drag('dragleave', ['Files']);
+    play({ type: 'leave' });
     expect(target.querySelector('[data-testid="drop-overlay"]')).toBeNull();
 
-    const file = new File(['a'], 'a.txt', { type: 'text/plain' });
-    drag('dragenter', ['Files']);
-    expect(drag('drop', ['Files'], [file]).defaultPrevented).toBe(true);
-    expect(onFiles).toHaveBeenCalledWith([file]);
+    play({ type: 'enter', paths: ['/home/u/notes.md'] });
+    play({ type: 'over' });
+    play({ type: 'drop', paths: ['/home/u/notes.md', '/home/u/photo.png'] });
+    expect(onPaths).toHaveBeenCalledWith(['/home/u/notes.md', '/home/u/photo.png']);
     expect(target.querySelector('[data-testid="drop-overlay"]')).toBeNull();
+  });
+
+  it('a dropped file becomes a chip prepared by the backend from its path', async () => {
+    commands.prepareAttachmentPath.mockResolvedValueOnce({
+      hash: 'h-notes',
+      name: 'notes.md',
+      kind: 'text',
+      mime: 'text/markdown',
+      size: 2048,
+      tokenCount: 512,
+    });
+    const { attachmentDraft } = await import('./attachments.svelte');
+    const draft = attachmentDraft('dropped');
+    await draft.addPaths(['C:\\Users\\u\\notes.md']);
+    expect(commands.prepareAttachmentPath).toHaveBeenCalledWith('C:\\Users\\u\\notes.md');
+    expect(draft.ready.map((a) => a.name)).toEqual(['notes.md']);
+    expect(draft.items[0].size).toBe(2048);
   });
 });
 

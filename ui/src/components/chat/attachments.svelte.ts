@@ -9,9 +9,19 @@
  * decoding in the webview for a 38 px square.
  */
 
-import { attachmentImage, prepareAttachment } from '../../lib/api/commands';
+import { attachmentImage, prepareAttachment, prepareAttachmentPath } from '../../lib/api/commands';
 import type { AttachmentInfo } from '../../lib/api/types';
-import { admit, imageDataUrl, isPreviewableImage, readBytes, totalTokens, unreadable } from '../../lib/attachments';
+import {
+  admit,
+  fileNameOf,
+  imageDataUrl,
+  isPreviewableImage,
+  looksLikeImage,
+  MAX_FILES,
+  readBytes,
+  totalTokens,
+  unreadable,
+} from '../../lib/attachments';
 import { toAppError } from '../../lib/errors';
 
 export interface PendingAttachment {
@@ -63,18 +73,48 @@ export class AttachmentDraft {
     return Promise.all(accepted.map((file) => this.prepare(file))).then(() => undefined);
   }
 
-  private async prepare(file: File) {
-    const id = nextId++;
-    this.items.push({ id, name: file.name, size: file.size, image: isPreviewableImage(file.type), info: null });
-    let info: AttachmentInfo;
-    try {
+  /**
+   * Prepares files dropped on the window, by path (Tauri's drag and drop gives paths; the
+   * backend reads them). Their sizes are checked by the backend.
+   */
+  addPaths(paths: readonly string[]): Promise<void> {
+    let count = this.items.length;
+    const accepted: string[] = [];
+    for (const path of paths) {
+      const name = fileNameOf(path);
+      if (count >= MAX_FILES) {
+        this.refuse(`“${name}” was not attached: a message can carry at most ${MAX_FILES} files.`);
+      } else {
+        accepted.push(path);
+        count += 1;
+      }
+    }
+    return Promise.all(
+      accepted.map((path) => {
+        const name = fileNameOf(path);
+        return this.prepareWith(name, 0, looksLikeImage(name), () => prepareAttachmentPath(path));
+      }),
+    ).then(() => undefined);
+  }
+
+  private prepare(file: File) {
+    return this.prepareWith(file.name, file.size, isPreviewableImage(file.type), async () => {
       let bytes: Uint8Array;
       try {
         bytes = await readBytes(file);
       } catch {
         throw { code: 'attachment_unreadable', message: unreadable(file.name) };
       }
-      info = await prepareAttachment(file.name, bytes);
+      return prepareAttachment(file.name, bytes);
+    });
+  }
+
+  private async prepareWith(name: string, size: number, image: boolean, run: () => Promise<AttachmentInfo>) {
+    const id = nextId++;
+    this.items.push({ id, name, size, image, info: null });
+    let info: AttachmentInfo;
+    try {
+      info = await run();
     } catch (e) {
       if (!this.has(id)) return;
       this.items = this.items.filter((item) => item.id !== id);
@@ -89,6 +129,7 @@ export class AttachmentDraft {
       return;
     }
     item.info = info;
+    item.size = info.size;
     item.image = info.kind === 'image';
     if (item.image) thumbnails.load(info.hash);
     this.announcement = `Attached ${info.name}.`;

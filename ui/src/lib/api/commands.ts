@@ -116,6 +116,8 @@ export const FILE_NAME_HEADER = 'x-lango-file-name';
  */
 export const prepareAttachment = (name: string, bytes: Uint8Array) =>
   call<AttachmentInfo>('prepare_attachment', bytes, { headers: { [FILE_NAME_HEADER]: encodeURIComponent(name) } });
+/** A file dropped on the window, by its path (the backend reads it). */
+export const prepareAttachmentPath = (path: string) => call<AttachmentInfo>('prepare_attachment_path', { path });
 /** An attached image as the model sees it (for a sent message's thumbnail). */
 export const attachmentImage = (hash: string) => call<AttachmentImage>('attachment_image', { hash });
 /** A new last reply; `model` writes this one with another model (the conversation keeps its own). */

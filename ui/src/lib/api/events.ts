@@ -41,6 +41,18 @@ export function onMenuAction(handler: (action: MenuAction) => void): Promise<Unl
   return listen<MenuAction>('menu', (e) => handler(e.payload));
 }
 
+/** A file drag over the window, from Tauri's own drag and drop (which gives paths). */
+export type FileDrag = { type: 'enter'; paths: string[] } | { type: 'over' } | { type: 'drop'; paths: string[] } | { type: 'leave' };
+
+/** Files dragged over and dropped on the window: the chat attaches them. */
+export function onFileDrag(handler: (drag: FileDrag) => void): Promise<UnlistenFn> {
+  return getCurrentWebview().onDragDropEvent((e) => {
+    const p = e.payload;
+    if (p.type === 'enter' || p.type === 'drop') handler({ type: p.type, paths: p.paths });
+    else handler({ type: p.type });
+  });
+}
+
 /**
  * Files dropped on the window (Tauri's own drag and drop, which gives their paths): the
  * import takes a dropped export. Hover events are left out.

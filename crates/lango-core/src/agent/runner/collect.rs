@@ -41,8 +41,15 @@ pub async fn run_and_collect_with(
     stream: bool,
     on_event: &mut (dyn FnMut(&Event, &str) + Send),
 ) -> (String, Result<(), AgentError>) {
-    let (first_text, first) =
-        run_once(runner, ctx.clone(), session_key, input.into(), stream, on_event).await;
+    let (first_text, first) = run_once(
+        runner,
+        ctx.clone(),
+        session_key,
+        input.into(),
+        stream,
+        on_event,
+    )
+    .await;
     let Err(first_error) = first else {
         return (first_text, Ok(()));
     };
@@ -55,8 +62,15 @@ pub async fn run_and_collect_with(
     };
     tracing::info!(session = %session_key, agent = %missing, "model named a missing agent; retrying once with a correction");
     let correction = correction_message(&missing, &sub_agents);
-    let (retry_text, retry) =
-        run_once(runner, ctx, session_key, correction.into(), stream, on_event).await;
+    let (retry_text, retry) = run_once(
+        runner,
+        ctx,
+        session_key,
+        correction.into(),
+        stream,
+        on_event,
+    )
+    .await;
     match retry {
         Ok(()) => (retry_text, Ok(())),
         Err(retry_error) => {

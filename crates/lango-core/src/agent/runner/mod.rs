@@ -433,8 +433,11 @@ impl Runner {
         let budget = turn.and_then(|t| t.history_budget);
         let session = self.sessions.get_with_budget(session_key, budget).await?;
         let tools = self.adapters(&self.root);
-        self.resolve(self.request(&self.root, session.as_ref(), &tools, turn), turn)
-            .await
+        self.resolve(
+            self.request(&self.root, session.as_ref(), &tools, turn),
+            turn,
+        )
+        .await
     }
 
     /// The request with its attached files filled in (their text, or their images when the

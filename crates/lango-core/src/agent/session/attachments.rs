@@ -153,9 +153,16 @@ mod tests {
         let mut contents = message(&[reference("a", "notes.md")]);
         assert_eq!(unresolved(&contents), ["a"]);
         let text = "has ``` inside";
-        fill(&mut contents, &[stored("a", AttachmentKind::Text, Some(text))], true);
+        fill(
+            &mut contents,
+            &[stored("a", AttachmentKind::Text, Some(text))],
+            true,
+        );
         let sent = contents[0].parts[1].text.clone().unwrap();
-        assert!(sent.contains("[Attached file: notes.md (text/plain, 10 bytes)]"), "{sent}");
+        assert!(
+            sent.contains("[Attached file: notes.md (text/plain, 10 bytes)]"),
+            "{sent}"
+        );
         assert!(sent.contains("````\nhas ``` inside\n````"), "{sent}");
         assert!(unresolved(&contents).is_empty());
         // What the user typed stays the message's text; the file is not part of it.
@@ -168,7 +175,10 @@ mod tests {
         let mut with = message(&[reference("i", "photo.png")]);
         fill(&mut with, &[stored("i", image, None)], true);
         let data = with[0].parts[1].inline_data.clone().unwrap();
-        assert_eq!((data.mime_type.as_str(), data.data.as_str()), ("image/png", "AQID"));
+        assert_eq!(
+            (data.mime_type.as_str(), data.data.as_str()),
+            ("image/png", "AQID")
+        );
 
         let mut without = message(&[reference("i", "photo.png")]);
         fill(&mut without, &[stored("i", image, None)], false);

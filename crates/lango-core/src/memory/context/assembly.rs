@@ -174,18 +174,27 @@ pub(super) fn history_tokens(contents: &[Content], counter: &dyn TokenCounter) -
                     }
                 })
                 .collect();
-            counter.message_cost(&MessageParts {
-                content: &text,
-                tool_calls: calls
-                    .iter()
-                    .map(|(id, name, input, output)| ToolCallParts {
-                        id,
-                        name,
-                        input,
-                        output,
-                    })
-                    .collect(),
-            })
+            // Attached files at their estimated cost, as the stored message counts them.
+            let files: usize = c
+                .parts
+                .iter()
+                .filter_map(|p| p.attachment.as_ref())
+                .map(|a| usize::try_from(a.token_count).unwrap_or(usize::MAX))
+                .sum();
+            counter
+                .message_cost(&MessageParts {
+                    content: &text,
+                    tool_calls: calls
+                        .iter()
+                        .map(|(id, name, input, output)| ToolCallParts {
+                            id,
+                            name,
+                            input,
+                            output,
+                        })
+                        .collect(),
+                })
+                .saturating_add(files)
         })
         .sum()
 }

@@ -1,0 +1,137 @@
+// Attachments in the real window: files picked with the attach button become chips with
+// their size and token cost, go with the message to the provider (the text file framed with
+// its name, the image as an image part), and stay with the sent message (its thumbnail
+// comes back from the backend); a file Lango cannot take shows its reason and no chip.
+//
+//   scripts/with-desktop-session.sh node --test tests/e2e/attachments.test.mjs
+//
+// The replies come from `lango-fake-provider` on loopback; the image is a real PNG written
+// by ImageMagick (installed for the tests, see scripts/lib.sh).
+
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, afterEach, before, describe, test } from 'node:test';
+
+import { ARTIFACT_DIR, DEFAULT_APP_BIN, Session, startDriver, waitFor } from './lib/webdriver.mjs';
+import { startFakeProvider } from './lib/fakeProvider.mjs';
+
+const APP_BIN = process.env.APP_BIN ?? DEFAULT_APP_BIN;
+const SCRIPT = { turns: [{ type: 'text', chunks: ['I see a list and a picture.'] }], models: ['fake-vision'] };
+
+describe('Lango desktop: attachments', () => {
+  let tmpRoot;
+  let files;
+  let driver;
+  let session;
+  let fake;
+
+  /** Picks `paths` with the attach button's file input (as the file dialog would). */
+  async function attach(...paths) {
+    await session.waitForElement('#attach-button');
+    // The input is hidden behind the button; WebDriver types paths into a visible one.
+    await session.execute(`document.getElementById('attach-input').hidden = false;`);
+    const input = await session.find('#attach-input');
+    await session.type(input, paths.join('\n'));
+    await session.execute(`document.getElementById('attach-input').hidden = true;`);
+  }
+
+  async function waitIdle() {
+    await session.waitForElement('#send-button', 30_000);
+    await session.waitForAbsent('#stop-button', 30_000);
+  }
+
+  before(async () => {
+    assert.ok(existsSync(APP_BIN), `app binary not found: ${APP_BIN}`);
+    tmpRoot = mkdtempSync(join(tmpdir(), 'lango-e2e-attach-'));
+    const langoHome = join(tmpRoot, 'lango-home');
+    mkdirSync(langoHome, { recursive: true });
+    files = join(tmpRoot, 'files');
+    mkdirSync(files);
+    writeFileSync(join(files, 'groceries.md'), '# Groceries\n\n- oat milk\n- lemons\n');
+    execFileSync('convert', ['-size', '64x48', 'gradient:blue-yellow', join(files, 'sky.png')]);
+    writeFileSync(join(files, 'tool.bin'), Buffer.from([0, 1, 2, 3, 0, 0, 255, 254]));
+    fake = await startFakeProvider(SCRIPT, tmpRoot);
+    writeFileSync(
+      join(langoHome, 'settings.json'),
+      JSON.stringify({
+        providers: { local: { type: 'openai-compatible', baseUrl: `${fake.url}/v1`, defaultModel: 'fake-vision' } },
+        agent: { provider: 'local' },
+      }),
+    );
+    const xdg = (name) => {
+      const dir = join(tmpRoot, name);
+      mkdirSync(dir, { recursive: true });
+      return dir;
+    };
+    driver = await startDriver({
+      env: { LANGO_HOME: langoHome, XDG_DATA_HOME: xdg('data'), XDG_CACHE_HOME: xdg('cache'), XDG_CONFIG_HOME: xdg('config') },
+      logFile: join(ARTIFACT_DIR, 'webkitwebdriver-attach.log'),
+    });
+    session = await Session.create(driver.url, { binary: APP_BIN });
+    await session.waitForElement('#app-shell', 20_000);
+  });
+
+  afterEach(async (t) => {
+    if (session?.id) await session.screenshot(`attach ${t.name}`);
+  });
+
+  after(async () => {
+    await session?.delete().catch(() => {});
+    await driver?.stop();
+    fake?.stop();
+    if (tmpRoot) rmSync(tmpRoot, { recursive: true, force: true });
+  });
+
+  test('a file Lango cannot take shows its reason and no chip', async () => {
+    await session.clickCss('#new-chat');
+    await attach(join(files, 'tool.bin'));
+    await session.waitForText('[aria-label="Files not attached"]', (t) => t.includes('"tool.bin" cannot be attached'), 15_000);
+    assert.equal((await session.findAll('[data-testid="attachment-chip"]')).length, 0);
+  });
+
+  test('picked files become chips with size and tokens, then go with the message', async () => {
+    await attach(join(files, 'groceries.md'), join(files, 'sky.png'));
+    await waitFor(
+      async () =>
+        (await session.execute(
+          `return Array.from(document.querySelectorAll('[data-testid="attachment-chip"]'))
+             .filter((c) => c.getAttribute('aria-busy') !== 'true' && /tokens/.test(c.textContent)).length`,
+        )) === 2,
+      { what: 'two prepared chips', timeout: 20_000 },
+    );
+    const chips = await session.execute(
+      `return Array.from(document.querySelectorAll('[data-testid="attachment-chip"]')).map((c) => c.textContent.replace(/\\s+/g, ' ').trim())`,
+    );
+    assert.match(chips[0], /groceries\.md/);
+    assert.match(chips[1], /sky\.png/);
+    await session.fill('#composer-input', 'What is in these?');
+    await session.clickCss('#send-button');
+    await waitIdle();
+    await waitFor(() => fake.chatRequests().length === 1, { what: 'the request' });
+    const parts = fake.chatRequests()[0].messages[1].content;
+    assert.ok(Array.isArray(parts), 'a message with an image is a list of parts');
+    assert.match(parts[0].text, /^What is in these\?/);
+    assert.match(parts[0].text, /\[Attached file: groceries\.md \(text\/markdown/);
+    assert.match(parts[0].text, /- oat milk/);
+    assert.match(parts[1].image_url.url, /^data:image\/png;base64,/);
+    // The sent message keeps its files: the image's thumbnail comes back from the backend.
+    await waitFor(
+      () =>
+        session.execute(
+          `const m = Array.from(document.querySelectorAll('.message[data-role="user"]')).at(-1);
+           const img = m?.querySelector('[data-testid="message-attachments"] img');
+           return !!img && img.getAttribute('src').startsWith('data:image/png;base64,') && img.naturalWidth > 0;`,
+        ),
+      { what: "the sent image's thumbnail", timeout: 15_000 },
+    );
+    const fileList = await session.execute(
+      `const m = Array.from(document.querySelectorAll('.message[data-role="user"]')).at(-1);
+       return m?.querySelector('[data-testid="message-attachments"] [aria-label="Attached files"]')?.textContent ?? '';`,
+    );
+    assert.match(fileList, /groceries\.md/);
+    assert.equal((await session.findAll('[data-testid="attachment-chip"]')).length, 0, 'the chips are cleared');
+  });
+});
