@@ -10,6 +10,7 @@
 
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import { crc32, deflateSync } from 'node:zlib';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,6 +21,31 @@ import { startFakeProvider } from './lib/fakeProvider.mjs';
 
 const APP_BIN = process.env.APP_BIN ?? DEFAULT_APP_BIN;
 const SCRIPT = { turns: [{ type: 'text', chunks: ['I see a list and a picture.'] }], models: ['fake-vision'] };
+
+/** A 12000×12000 grayscale PNG (one colour: ~140 KB on disk, 144 megapixels decoded). */
+function hugePng(side) {
+  const chunk = (type, data) => {
+    const head = Buffer.alloc(8);
+    head.writeUInt32BE(data.length, 0);
+    head.write(type, 4, 'ascii');
+    const crc = Buffer.alloc(4);
+    crc.writeUInt32BE(crc32(Buffer.concat([head.subarray(4), data])) >>> 0, 0);
+    return Buffer.concat([head, data, crc]);
+  };
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(side, 0);
+  ihdr.writeUInt32BE(side, 4);
+  ihdr[8] = 8; // bit depth
+  ihdr[9] = 0; // grayscale
+  const raw = Buffer.alloc((side + 1) * side, 0xc8);
+  for (let y = 0; y < side; y++) raw[y * (side + 1)] = 0; // filter byte of each row
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', ihdr),
+    chunk('IDAT', deflateSync(raw, { level: 9 })),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
+}
 
 describe('Lango desktop: attachments', () => {
   let tmpRoot;
@@ -53,6 +79,7 @@ describe('Lango desktop: attachments', () => {
     writeFileSync(join(files, 'groceries.md'), '# Groceries\n\n- oat milk\n- lemons\n');
     execFileSync('convert', ['-size', '64x48', 'gradient:blue-yellow', join(files, 'sky.png')]);
     writeFileSync(join(files, 'tool.bin'), Buffer.from([0, 1, 2, 3, 0, 0, 255, 254]));
+    writeFileSync(join(files, 'poster.png'), hugePng(12000));
     fake = await startFakeProvider(SCRIPT, tmpRoot);
     writeFileSync(
       join(langoHome, 'settings.json'),
@@ -133,5 +160,23 @@ describe('Lango desktop: attachments', () => {
     );
     assert.match(fileList, /groceries\.md/);
     assert.equal((await session.findAll('[data-testid="attachment-chip"]')).length, 0, 'the chips are cleared');
+  });
+
+  test('a 12000×12000 image is prepared in the background: the window stays usable and the chip comes', async () => {
+    await session.clickCss('#new-chat');
+    await attach(join(files, 'poster.png'));
+    // While the backend scales it down, typing still works.
+    await session.fill('#composer-input', 'still typing');
+    assert.equal(await session.execute(`return document.getElementById('composer-input').value`), 'still typing');
+    await waitFor(
+      () =>
+        session.execute(
+          `const c = document.querySelector('[data-testid="attachment-chip"]');
+           return !!c && c.getAttribute('aria-busy') !== 'true' && /poster\.png/.test(c.textContent) && /tokens/.test(c.textContent);`,
+        ),
+      { what: 'the prepared chip of the huge image', timeout: 90_000 },
+    );
+    await session.clickCss('button[aria-label="Remove poster.png"]');
+    await session.waitForAbsent('[data-testid="attachment-chip"]');
   });
 });

@@ -121,7 +121,8 @@ describe('Lango desktop: provider, chat, stop, regenerate, sessions, memory, set
   test('pick a model and chat with a streaming reply', async () => {
     await session.clickCss('#nav-chat');
     await session.waitForElement('#composer-input:not([disabled])', 15_000);
-    await session.waitForElement('#model-picker');
+    // The picker is enabled once the conversation's settings have loaded.
+    await session.waitForElement('#model-picker:not([disabled])');
     await session.clickCss('#model-picker');
     await waitFor(
       async () => (await session.findAll('#model-picker option[value="fake-model-large"]')).length > 0,

@@ -39,6 +39,35 @@ async fn an_attached_text_file_reaches_the_model_framed_with_its_name() {
     let stored = rows(home.path(), "s").await;
     assert_eq!(stored[0].content, "What is on my list?");
     assert_eq!(stored[0].attachments[0].name, "todo.txt");
+
+    // A Markdown export to a file writes the attached file beside it and links it.
+    let out_dir = home.path().join("out");
+    std::fs::create_dir_all(&out_dir).unwrap();
+    let md = out_dir.join("list.md");
+    let exported = lango(
+        home.path(),
+        &[
+            "sessions",
+            "export",
+            "s",
+            "--format",
+            "md",
+            "--output",
+            md.to_str().unwrap(),
+        ],
+        None,
+    )
+    .await;
+    assert!(exported.status.success(), "{}", stderr(&exported));
+    let text = std::fs::read_to_string(&md).unwrap();
+    assert!(
+        text.contains("[todo.txt](<list files/01 todo.txt>)"),
+        "{text}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(out_dir.join("list files").join("01 todo.txt")).unwrap(),
+        "buy milk\ncall Ana"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]

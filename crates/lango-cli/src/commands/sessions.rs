@@ -155,7 +155,11 @@ async fn show(ctx: &Context, store: &Store, key: &str) -> Result<(), CliError> {
     }
     let session = store.get_session(key).await?;
     let messages = export::all_messages(store, key).await?;
-    terminal::out(&export::render_markdown(&session, &messages));
+    terminal::out(&export::render_markdown(
+        &session,
+        &messages,
+        &export::Links::new(),
+    ));
     Ok(())
 }
 
@@ -181,17 +185,43 @@ async fn export(
     format: ExportFormat,
     output: Option<&std::path::Path>,
 ) -> Result<(), CliError> {
-    let text = match format {
-        ExportFormat::Md => export::to_markdown(store, key).await?,
-        ExportFormat::Json => serde_json::to_string_pretty(&export::to_json(store, key).await?)
-            .map_err(|e| CliError::internal(e.to_string()))?,
+    let (text, files) = match (format, output) {
+        // Written to a file: the attached files go in a folder beside it, linked.
+        (ExportFormat::Md, Some(path)) => {
+            let stem = path
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            export::to_markdown_with_files(store, key, &format!("{stem} files")).await?
+        }
+        (ExportFormat::Md, None) => (export::to_markdown(store, key).await?, Vec::new()),
+        (ExportFormat::Json, _) => (
+            serde_json::to_string_pretty(&export::to_json(store, key).await?)
+                .map_err(|e| CliError::internal(e.to_string()))?,
+            Vec::new(),
+        ),
     };
     match output {
         Some(path) => {
-            std::fs::write(path, text.as_bytes()).map_err(|e| {
-                CliError::new(Kind::Store, format!("cannot write {}: {e}", path.display()))
-            })?;
+            let cannot = |p: &std::path::Path, e: std::io::Error| {
+                CliError::new(Kind::Store, format!("cannot write {}: {e}", p.display()))
+            };
+            let dir = path.parent().unwrap_or(std::path::Path::new("."));
+            for file in &files {
+                let at = file
+                    .relative
+                    .split('/')
+                    .fold(dir.to_path_buf(), |p, part| p.join(part));
+                if let Some(parent) = at.parent() {
+                    std::fs::create_dir_all(parent).map_err(|e| cannot(parent, e))?;
+                }
+                std::fs::write(&at, &file.bytes).map_err(|e| cannot(&at, e))?;
+            }
+            std::fs::write(path, text.as_bytes()).map_err(|e| cannot(path, e))?;
             errln!("wrote {}", path.display());
+            if !files.is_empty() {
+                errln!("wrote {} attached file(s) beside it", files.len());
+            }
         }
         // JSON keeps every character (escaped); Markdown is shown without control sequences.
         None if format == ExportFormat::Json => terminal::out_clean(&terminal::json_escaped(text)),

@@ -7,6 +7,34 @@ use super::dto::{ExportFormat, ExportResult, SessionSummary};
 use super::{App, AppError};
 use crate::store::{FindMatches, SearchResults, StoredMessage};
 
+/// The folder a Markdown export's attached files go in, beside it: `<name without .md> files`.
+pub(crate) fn files_folder(export_name: &str) -> String {
+    let stem = export_name.strip_suffix(".md").unwrap_or(export_name);
+    format!("{stem} files")
+}
+
+/// Writes an export's attached files under `dir` (their paths are `folder/name`).
+fn write_export_files(
+    dir: &std::path::Path,
+    files: &[crate::export::ExportFile],
+) -> Result<(), AppError> {
+    for file in files {
+        let path = file
+            .relative
+            .split('/')
+            .fold(dir.to_path_buf(), |p, part| p.join(part));
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| {
+                AppError::new("export", format!("cannot create {}: {e}", parent.display()))
+            })?;
+        }
+        std::fs::write(&path, &file.bytes).map_err(|e| {
+            AppError::new("export", format!("cannot write {}: {e}", path.display()))
+        })?;
+    }
+    Ok(())
+}
+
 /// Most messages one page may ask for (the list is virtualised and pages as it scrolls).
 const MAX_PAGE: u32 = 500;
 
@@ -127,29 +155,36 @@ impl App {
         format: ExportFormat,
     ) -> Result<ExportResult, AppError> {
         let session = self.inner.store.get_session(key).await?;
-        let (text, ext) = match format {
-            ExportFormat::Markdown => (
-                crate::export::to_markdown(&self.inner.store, key).await?,
-                "md",
-            ),
-            ExportFormat::Json => {
-                let doc = crate::export::to_json(&self.inner.store, key).await?;
-                let text = serde_json::to_string_pretty(&doc)
-                    .map_err(|e| AppError::new("export", e.to_string()))?;
-                (text, "json")
-            }
+        let ext = match format {
+            ExportFormat::Markdown => "md",
+            ExportFormat::Json => "json",
         };
         let dir = self.export_dir();
         std::fs::create_dir_all(&dir).map_err(|e| {
             AppError::new("export", format!("cannot create {}: {e}", dir.display()))
         })?;
         let stem = file_stem(&session.title, key);
-        let mut path = dir.join(format!("{stem}.{ext}"));
+        let mut name = format!("{stem}.{ext}");
         let mut n = 2;
-        while path.exists() {
-            path = dir.join(format!("{stem} ({n}).{ext}"));
+        while dir.join(&name).exists() || dir.join(files_folder(&name)).exists() {
+            name = format!("{stem} ({n}).{ext}");
             n += 1;
         }
+        let path = dir.join(&name);
+        let (text, files) = match format {
+            // The attached files go in a folder beside it, linked from the messages.
+            ExportFormat::Markdown => {
+                crate::export::to_markdown_with_files(&self.inner.store, key, &files_folder(&name))
+                    .await?
+            }
+            ExportFormat::Json => {
+                let doc = crate::export::to_json(&self.inner.store, key).await?;
+                let text = serde_json::to_string_pretty(&doc)
+                    .map_err(|e| AppError::new("export", e.to_string()))?;
+                (text, Vec::new())
+            }
+        };
+        write_export_files(&dir, &files)?;
         std::fs::write(&path, text.as_bytes()).map_err(|e| {
             AppError::new("export", format!("cannot write {}: {e}", path.display()))
         })?;

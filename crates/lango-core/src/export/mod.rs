@@ -13,8 +13,10 @@
 //! ending style on disk).
 
 mod file_name;
+mod files;
 
 pub use file_name::portable_stem;
+pub use files::{attachment_files, ExportFile, Links};
 
 use serde::Serialize;
 
@@ -60,10 +62,25 @@ pub async fn to_json(store: &Store, key: &str) -> StoreResult<JsonExport> {
     })
 }
 
+/// The conversation as Markdown, attached files by description only (nothing to link to:
+/// printed, or written without its folder).
 pub async fn to_markdown(store: &Store, key: &str) -> StoreResult<String> {
     let session = store.get_session(key).await?;
     let messages = all_messages(store, key).await?;
-    Ok(render_markdown(&session, &messages))
+    Ok(render_markdown(&session, &messages, &Links::new()))
+}
+
+/// The conversation as Markdown with its attached files, to be written under `folder`
+/// beside it (a path relative to the `.md`), each linked from its message.
+pub async fn to_markdown_with_files(
+    store: &Store,
+    key: &str,
+    folder: &str,
+) -> StoreResult<(String, Vec<ExportFile>)> {
+    let session = store.get_session(key).await?;
+    let messages = all_messages(store, key).await?;
+    let (files, links) = attachment_files(store, &messages, folder).await?;
+    Ok((render_markdown(&session, &messages, &links), files))
 }
 
 fn speaker(role: &str) -> &'static str {
@@ -88,7 +105,9 @@ fn time(ms: i64) -> String {
         .unwrap_or_default()
 }
 
-pub fn render_markdown(session: &Session, messages: &[StoredMessage]) -> String {
+/// `links`: where each attached file (by hash) was written, relative to the Markdown; a
+/// file without one is listed by its description.
+pub fn render_markdown(session: &Session, messages: &[StoredMessage], links: &Links) -> String {
     let title = if session.title.is_empty() {
         session.key.as_str()
     } else {
@@ -133,11 +152,18 @@ pub fn render_markdown(session: &Session, messages: &[StoredMessage]) -> String 
             out.push('\n');
         }
         for a in &m.attachments {
-            // What was attached, by description (the file itself stays in Lango's database).
-            out.push_str(&format!(
-                "\n> Attached: {}\n",
-                a.description.replace('\n', " ")
-            ));
+            let description = a.description.replace('\n', " ");
+            match links.get(&a.hash) {
+                // `<…>` lets a path hold spaces; `[` `]` in a name cannot end the link text.
+                Some((path, image)) => {
+                    let label = a.name.replace(['[', ']'], "");
+                    let bang = if *image { "!" } else { "" };
+                    out.push_str(&format!(
+                        "\n{bang}[{label}](<{path}>)\n\n> Attached: {description}\n"
+                    ));
+                }
+                None => out.push_str(&format!("\n> Attached: {description}\n")),
+            }
         }
         for call in m.tool_calls.iter().filter(|c| !c.input.is_empty()) {
             let f = fence(&call.input);

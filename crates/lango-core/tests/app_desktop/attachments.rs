@@ -161,3 +161,45 @@ async fn the_context_meter_counts_the_attached_files() {
         photo.token_count
     );
 }
+
+#[tokio::test]
+async fn a_markdown_export_writes_the_attached_files_beside_it_and_links_them() {
+    let (home, _fake, app) = app_with(Script::new([Turn::text(["Seen."])])).await;
+    std::env::set_var("LANGO_EXPORT_DIR", home.path().join("exports-attached"));
+    let notes = app
+        .prepare_attachment("notes [draft].md", b"- first\n- second".to_vec())
+        .await
+        .unwrap();
+    let photo = app
+        .prepare_attachment("photo.png", png(40, 30))
+        .await
+        .unwrap();
+    send_with(&app, "c", "Files", &[notes.hash, photo.hash]).await;
+
+    let exported = app
+        .export_session("c", ExportFormat::Markdown)
+        .await
+        .unwrap();
+    // Another test may point the export folder elsewhere meanwhile: go by the path returned.
+    let md_path = std::path::PathBuf::from(&exported.path);
+    let md = std::fs::read_to_string(&md_path).unwrap();
+    let stem = md_path.file_stem().unwrap().to_string_lossy().into_owned();
+    let folder = md_path.with_file_name(format!("{stem} files"));
+    assert!(
+        md.contains(&format!(
+            "[notes draft.md](<{stem} files/01 notes [draft].md>)"
+        )),
+        "{md}"
+    );
+    assert!(
+        md.contains(&format!("![photo.png](<{stem} files/02 photo.png>)")),
+        "{md}"
+    );
+    assert!(md.contains("> Attached: [file: notes [draft].md"), "{md}");
+    assert_eq!(
+        std::fs::read_to_string(folder.join("01 notes [draft].md")).unwrap(),
+        "- first\n- second"
+    );
+    let image = std::fs::read(folder.join("02 photo.png")).unwrap();
+    assert!(image.starts_with(b"\x89PNG"));
+}
