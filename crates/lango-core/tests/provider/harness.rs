@@ -308,3 +308,50 @@ pub fn fixture_files(folder: &str) -> BTreeSet<String> {
     walk(&root, &root.join(folder), &mut out);
     out
 }
+
+/// The image message of `format`'s own documentation (`tests/fixtures/vision/`), filled in
+/// with [`user_shows_an_image`]'s text and image; keys in lowerCamelCase when `camel`.
+pub fn documented_image_message(format: &str, camel: bool) -> serde_json::Value {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/vision")
+        .join(format!("{format}.message.json"));
+    let text = std::fs::read_to_string(&path).expect("the documented message");
+    let filled = text
+        .replace("<TEXT>", "What is in this image?")
+        .replace("<MIME>", "image/png")
+        .replace("<BASE64>", RED_PIXEL_PNG);
+    let value: serde_json::Value = serde_json::from_str(&filled).expect("JSON");
+    if camel {
+        camel_keys(value)
+    } else {
+        value
+    }
+}
+
+/// Every object key `snake_case` → `lowerCamelCase` (Google's JSON mapping takes either).
+fn camel_keys(value: serde_json::Value) -> serde_json::Value {
+    use serde_json::Value;
+    match value {
+        Value::Object(map) => Value::Object(
+            map.into_iter()
+                .map(|(k, v)| {
+                    let mut out = String::new();
+                    let mut upper = false;
+                    for c in k.chars() {
+                        if c == '_' {
+                            upper = true;
+                        } else if upper {
+                            out.extend(c.to_uppercase());
+                            upper = false;
+                        } else {
+                            out.push(c);
+                        }
+                    }
+                    (out, camel_keys(v))
+                })
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.into_iter().map(camel_keys).collect()),
+        other => other,
+    }
+}

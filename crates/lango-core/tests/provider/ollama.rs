@@ -1,7 +1,7 @@
 //! Native Ollama client: every fixture under `fixtures/ollama/` replayed byte for byte, the
 //! `/api/chat` request shape, start errors, `/api/tags` and `/api/embed`.
 
-use super::harness::{fast_http, fold, user_shows_an_image, Outcome, RED_PIXEL_PNG};
+use super::harness::{fast_http, fold, user_shows_an_image, Outcome};
 use futures_util::StreamExt;
 use lango_core::provider::ollama::Ollama;
 use lango_core::provider::{
@@ -279,7 +279,7 @@ async fn a_user_image_is_a_bare_base64_string_in_the_messages_images() {
         body["messages"],
         json!([
             {"role": "system", "content": "S"},
-            {"role": "user", "content": "What is in this image?", "images": [RED_PIXEL_PNG]}
+            super::harness::documented_image_message("ollama", false)
         ])
     );
 }

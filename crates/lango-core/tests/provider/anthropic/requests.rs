@@ -76,12 +76,7 @@ async fn a_user_image_is_a_base64_image_block_before_the_text() {
             "max_tokens": 4096,
             "stream": true,
             "system": "S",
-            "messages": [
-                {"role": "user", "content": [
-                    {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": RED_PIXEL_PNG}},
-                    {"type": "text", "text": "What is in this image?"}
-                ]}
-            ]
+            "messages": [super::super::harness::documented_image_message("anthropic", false)]
         })
     );
 }

@@ -14,7 +14,7 @@ use lango_core::secrets::ApiKey;
 mod replays;
 mod requests;
 
-use super::harness::{collect, no_retries, user_says, user_shows_an_image, Outcome, RED_PIXEL_PNG};
+use super::harness::{collect, no_retries, user_says, user_shows_an_image, Outcome};
 use lango_testkit::{FixtureServer, Reply, TestServer};
 use serde_json::json;
 

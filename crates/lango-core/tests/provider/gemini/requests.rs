@@ -88,12 +88,7 @@ async fn a_user_image_is_an_inline_data_part_before_the_text() {
     assert_eq!(
         req.json(),
         json!({
-            "contents": [
-                {"role": "user", "parts": [
-                    {"inlineData": {"mimeType": "image/png", "data": RED_PIXEL_PNG}},
-                    {"text": "What is in this image?"}
-                ]}
-            ],
+            "contents": [super::super::harness::documented_image_message("gemini", true)],
             "systemInstruction": {"parts": [{"text": "S"}]}
         })
     );

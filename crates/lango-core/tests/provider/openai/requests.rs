@@ -126,10 +126,7 @@ async fn a_user_image_is_an_image_url_part_with_a_data_url_after_the_text() {
         body["messages"],
         json!([
             {"role": "system", "content": "S"},
-            {"role": "user", "content": [
-                {"type": "text", "text": "What is in this image?"},
-                {"type": "image_url", "image_url": {"url": format!("data:image/png;base64,{RED_PIXEL_PNG}")}}
-            ]}
+            super::super::harness::documented_image_message("openai", false)
         ])
     );
 }
