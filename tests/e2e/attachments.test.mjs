@@ -11,12 +11,12 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { crc32, deflateSync } from 'node:zlib';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, afterEach, before, describe, test } from 'node:test';
 
-import { ARTIFACT_DIR, DEFAULT_APP_BIN, Session, startDriver, waitFor } from './lib/webdriver.mjs';
+import { startAppSession } from './lib/appSession.mjs';
+import { DEFAULT_APP_BIN, waitFor } from './lib/webdriver.mjs';
 import { startFakeProvider } from './lib/fakeProvider.mjs';
 
 const APP_BIN = process.env.APP_BIN ?? DEFAULT_APP_BIN;
@@ -48,9 +48,8 @@ function hugePng(side) {
 }
 
 describe('Lango desktop: attachments', () => {
-  let tmpRoot;
+  let app;
   let files;
-  let driver;
   let session;
   let fake;
 
@@ -71,34 +70,20 @@ describe('Lango desktop: attachments', () => {
 
   before(async () => {
     assert.ok(existsSync(APP_BIN), `app binary not found: ${APP_BIN}`);
-    tmpRoot = mkdtempSync(join(tmpdir(), 'lango-e2e-attach-'));
-    const langoHome = join(tmpRoot, 'lango-home');
-    mkdirSync(langoHome, { recursive: true });
-    files = join(tmpRoot, 'files');
-    mkdirSync(files);
-    writeFileSync(join(files, 'groceries.md'), '# Groceries\n\n- oat milk\n- lemons\n');
-    execFileSync('convert', ['-size', '64x48', 'gradient:blue-yellow', join(files, 'sky.png')]);
-    writeFileSync(join(files, 'tool.bin'), Buffer.from([0, 1, 2, 3, 0, 0, 255, 254]));
-    writeFileSync(join(files, 'poster.png'), hugePng(12000));
-    fake = await startFakeProvider(SCRIPT, tmpRoot);
-    writeFileSync(
-      join(langoHome, 'settings.json'),
-      JSON.stringify({
+    app = await startAppSession('attach', async (root) => {
+      files = join(root, 'files');
+      mkdirSync(files);
+      writeFileSync(join(files, 'groceries.md'), '# Groceries\n\n- oat milk\n- lemons\n');
+      execFileSync('convert', ['-size', '64x48', 'gradient:blue-yellow', join(files, 'sky.png')]);
+      writeFileSync(join(files, 'tool.bin'), Buffer.from([0, 1, 2, 3, 0, 0, 255, 254]));
+      writeFileSync(join(files, 'poster.png'), hugePng(12000));
+      fake = await startFakeProvider(SCRIPT, root);
+      return {
         providers: { local: { type: 'openai-compatible', baseUrl: `${fake.url}/v1`, defaultModel: 'fake-vision' } },
         agent: { provider: 'local' },
-      }),
-    );
-    const xdg = (name) => {
-      const dir = join(tmpRoot, name);
-      mkdirSync(dir, { recursive: true });
-      return dir;
-    };
-    driver = await startDriver({
-      env: { LANGO_HOME: langoHome, XDG_DATA_HOME: xdg('data'), XDG_CACHE_HOME: xdg('cache'), XDG_CONFIG_HOME: xdg('config') },
-      logFile: join(ARTIFACT_DIR, 'webkitwebdriver-attach.log'),
+      };
     });
-    session = await Session.create(driver.url, { binary: APP_BIN });
-    await session.waitForElement('#app-shell', 20_000);
+    session = app.session;
   });
 
   afterEach(async (t) => {
@@ -106,10 +91,8 @@ describe('Lango desktop: attachments', () => {
   });
 
   after(async () => {
-    await session?.delete().catch(() => {});
-    await driver?.stop();
+    await app?.close();
     fake?.stop();
-    if (tmpRoot) rmSync(tmpRoot, { recursive: true, force: true });
   });
 
   test('a file Lango cannot take shows its reason and no chip', async () => {

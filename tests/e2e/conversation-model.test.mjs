@@ -9,12 +9,12 @@
 // servers), each with its own model list.
 
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, afterEach, before, describe, test } from 'node:test';
 
-import { ARTIFACT_DIR, DEFAULT_APP_BIN, Session, startDriver, waitFor } from './lib/webdriver.mjs';
+import { startAppSession } from './lib/appSession.mjs';
+import { DEFAULT_APP_BIN, waitFor } from './lib/webdriver.mjs';
 import { startFakeProvider } from './lib/fakeProvider.mjs';
 
 const APP_BIN = process.env.APP_BIN ?? DEFAULT_APP_BIN;
@@ -29,8 +29,7 @@ const OTHER_SCRIPT = {
 };
 
 describe('Lango desktop: each conversation keeps its own model', () => {
-  let tmpRoot;
-  let driver;
+  let app;
   let session;
   let local;
   let other;
@@ -80,16 +79,12 @@ describe('Lango desktop: each conversation keeps its own model', () => {
 
   before(async () => {
     assert.ok(existsSync(APP_BIN), `app binary not found: ${APP_BIN}`);
-    tmpRoot = mkdtempSync(join(tmpdir(), 'lango-e2e-model-'));
-    const langoHome = join(tmpRoot, 'lango-home');
-    mkdirSync(langoHome, { recursive: true });
-    mkdirSync(join(tmpRoot, 'local'));
-    mkdirSync(join(tmpRoot, 'other'));
-    local = await startFakeProvider(LOCAL_SCRIPT, join(tmpRoot, 'local'));
-    other = await startFakeProvider(OTHER_SCRIPT, join(tmpRoot, 'other'));
-    writeFileSync(
-      join(langoHome, 'settings.json'),
-      JSON.stringify({
+    app = await startAppSession('model', async (root) => {
+      mkdirSync(join(root, 'local'));
+      mkdirSync(join(root, 'other'));
+      local = await startFakeProvider(LOCAL_SCRIPT, join(root, 'local'));
+      other = await startFakeProvider(OTHER_SCRIPT, join(root, 'other'));
+      return {
         providers: {
           local: { type: 'openai-compatible', baseUrl: `${local.url}/v1`, defaultModel: 'fake-model' },
           other: { type: 'openai-compatible', baseUrl: `${other.url}/v1`, defaultModel: 'other-small' },
@@ -97,24 +92,9 @@ describe('Lango desktop: each conversation keeps its own model', () => {
         agent: { provider: 'local', systemPrompt: 'The default prompt.' },
         // Dear on purpose, so a reply of a few tokens shows a cost in whole cents.
         prices: { 'other-large': { input: 10000, output: 20000 } },
-      }),
-    );
-    const xdg = (name) => {
-      const dir = join(tmpRoot, name);
-      mkdirSync(dir, { recursive: true });
-      return dir;
-    };
-    driver = await startDriver({
-      env: {
-        LANGO_HOME: langoHome,
-        XDG_DATA_HOME: xdg('data'),
-        XDG_CACHE_HOME: xdg('cache'),
-        XDG_CONFIG_HOME: xdg('config'),
-      },
-      logFile: join(ARTIFACT_DIR, 'webkitwebdriver-model.log'),
+      };
     });
-    session = await Session.create(driver.url, { binary: APP_BIN });
-    await session.waitForElement('#app-shell', 20_000);
+    session = app.session;
   });
 
   afterEach(async (t) => {
@@ -122,11 +102,9 @@ describe('Lango desktop: each conversation keeps its own model', () => {
   });
 
   after(async () => {
-    await session?.delete().catch(() => {});
-    await driver?.stop();
+    await app?.close();
     local?.stop();
     other?.stop();
-    if (tmpRoot) rmSync(tmpRoot, { recursive: true, force: true });
   });
 
   test("the composer's picker moves this conversation to another provider and the reply says so", async () => {

@@ -5,6 +5,10 @@
  */
 
 export type { AppError } from '../errors';
+export * from './conversationTypes';
+export * from './importTypes';
+import type { AttachmentInfo, ReplyInfo } from './conversationTypes';
+import type { ImportSource } from './importTypes';
 import type { AppError } from '../errors';
 import type { Theme } from '../theme';
 
@@ -124,88 +128,6 @@ export interface StoredMessage {
   reply?: ReplyInfo | null;
   /** Files sent with a user message, in order (absent/empty on most messages). */
   attachments?: AttachmentInfo[];
-}
-
-/** A file attached to a message: stored once by content hash. */
-export interface AttachmentInfo {
-  hash: string;
-  /** The file's name as the user had it (untrusted: render as text). */
-  name: string;
-  kind: 'image' | 'pdf' | 'text';
-  mime: string;
-  /** Bytes. */
-  size: number;
-  /** What it costs in the prompt. */
-  tokenCount: number;
-}
-
-/** An attached image as sent to models (downscaled to at most 1568 px), for thumbnails. */
-export interface AttachmentImage {
-  mime: string;
-  /** Base64. */
-  data: string;
-}
-
-/** Who wrote an assistant reply, and what it cost (null when the provider gave no usage / no price is set). */
-export interface ReplyInfo {
-  provider: string;
-  model: string;
-  inputTokens: number | null;
-  outputTokens: number | null;
-  cost: number | null;
-}
-
-/** A conversation's own choices; null/absent = use the default from Settings. */
-export interface ConversationSettings {
-  provider?: string | null;
-  model?: string | null;
-  temperature?: number | null;
-  maxTokens?: number | null;
-  systemPrompt?: string | null;
-}
-
-/** What a conversation's next reply uses: its own choices over the defaults. */
-export interface EffectiveSettings {
-  provider: string;
-  model: string;
-  temperature: number;
-  maxTokens: number;
-  systemPrompt: string;
-}
-
-/** A configured provider; `defaultModel` "" = the vendor's default. */
-export interface ProviderChoice {
-  id: string;
-  kind: string;
-  defaultModel: string;
-}
-
-/** The tokens and cost of a conversation's replies (`cost` null when no reply had a price). */
-export interface ConversationUsage {
-  inputTokens: number;
-  outputTokens: number;
-  replies: number;
-  cost: number | null;
-  unpricedReplies: number;
-}
-
-export interface ConversationView {
-  settings: ConversationSettings;
-  effective: EffectiveSettings;
-  providers: ProviderChoice[];
-  usage: ConversationUsage;
-}
-
-/** A provider and one of its models ("" = the provider's default). */
-export interface ModelChoice {
-  provider: string;
-  model: string;
-}
-
-/** USD per million tokens. */
-export interface Price {
-  input: number;
-  output: number;
 }
 
 export type SearchHitKind = 'message' | 'observation' | 'reflection';
@@ -542,61 +464,4 @@ export interface UpdateCheck {
   notes: string | null;
   published: string | null;
   error: { code: string; message: string; detail: string } | null;
-}
-
-// Import (Settings → Data): mirrors of `lango_core::import` and `import::memory`.
-
-export type ImportSource = 'chatgpt' | 'claude';
-
-/** Streamed during an import through a Tauri Channel. */
-export type ImportProgress =
-  | { type: 'reading'; bytesRead: number; totalBytes: number }
-  | { type: 'writing'; done: number; total: number };
-
-export interface SkipCount {
-  reason: string;
-  /** The reason in words. */
-  description: string;
-  count: number;
-  /** A few conversation titles (conversations only). */
-  titles: string[];
-}
-
-export interface ImportSummary {
-  source: ImportSource;
-  conversations: number;
-  created: number;
-  updated: number;
-  unchanged: number;
-  messagesImported: number;
-  skippedConversations: SkipCount[];
-  skippedMessages: SkipCount[];
-  /** Images and files kept as a plain-text note such as [image: file-abc]. */
-  notes: number;
-  /** Sessions created or appended to. */
-  sessions: string[];
-  cancelled: boolean;
-}
-
-export interface MemoryEstimate {
-  sessions: number;
-  observerCalls: number;
-  observerTokens: number;
-  reflectorTokensAtMost: number;
-  tokens: number;
-}
-
-export interface BuildProgress {
-  done: number;
-  total: number;
-  notes: number;
-}
-
-export interface BuildReport {
-  sessions: number;
-  observations: number;
-  reflections: number;
-  /** [session key, error]. */
-  failures: [string, string][];
-  cancelled: boolean;
 }
