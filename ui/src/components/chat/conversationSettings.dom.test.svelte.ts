@@ -108,7 +108,11 @@ describe('the composer of a new chat', () => {
     button.click();
     flushSync();
     expect(button.getAttribute('aria-expanded')).toBe('true');
-    expect(target.querySelector('#conversation-settings')).not.toBeNull();
+    // The panel's code loads the first time it opens.
+    await vi.waitFor(() => {
+      flushSync();
+      expect(target.querySelector('#conversation-settings')).not.toBeNull();
+    });
   });
 });
 
