@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use lango_core::attachments::{limits, prepare, AttachmentError};
+use lango_core::attachments::{limits, prepare_off_thread, read_file, AttachmentError};
 use lango_core::engine::{check_images, Engine};
 use lango_core::store::AttachmentRef;
 
@@ -17,43 +17,14 @@ pub async fn store_files(
 ) -> Result<Vec<AttachmentRef>, CliError> {
     let mut refs = Vec::with_capacity(paths.len());
     for path in paths {
-        let path = path.as_ref();
-        let name = path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_else(|| path.display().to_string());
-        let size = tokio::fs::metadata(path)
-            .await
-            .map_err(|e| unreadable(path, &e))?
-            .len();
-        // Refused before reading: a 4 GB file is not loaded to be turned down.
-        let most = limits::MAX_PDF_BYTES.max(limits::MAX_IMAGE_BYTES);
-        if size > most {
-            return Err(usage(AttachmentError::TooLarge {
-                name,
-                kind: "a file",
-                size,
-                limit: most,
-            }));
-        }
-        let bytes = tokio::fs::read(path)
-            .await
-            .map_err(|e| unreadable(path, &e))?;
+        let (name, bytes) = read_file(path.as_ref()).await.map_err(refused)?;
         let counter = engine.store.counter().clone();
-        let prepared =
-            tokio::task::spawn_blocking(move || prepare(&name, &bytes, counter.as_ref()))
-                .await
-                .map_err(|e| CliError::internal(e.to_string()))?
-                .map_err(usage)?;
+        let prepared = prepare_off_thread(name, bytes, counter)
+            .await
+            .map_err(refused)?;
         refs.push(engine.store.put_attachment(&prepared).await?);
     }
-    if refs.len() > limits::MAX_ATTACHMENTS_PER_MESSAGE {
-        return Err(usage(AttachmentError::TooMany {
-            count: refs.len(),
-            limit: limits::MAX_ATTACHMENTS_PER_MESSAGE,
-        }));
-    }
-    limits::check_message(&refs.iter().map(|r| r.size).collect::<Vec<_>>()).map_err(usage)?;
+    limits::check_message(&refs.iter().map(|r| r.size).collect::<Vec<_>>()).map_err(refused)?;
     Ok(refs)
 }
 
@@ -67,15 +38,11 @@ pub async fn check_model_takes_images(
     check_images(&turn, refs).map_err(|m| CliError::new(Kind::Config, m))
 }
 
-fn usage(e: AttachmentError) -> CliError {
-    CliError::new(Kind::Usage, e.to_string())
-}
-
-fn unreadable(path: &Path, e: &std::io::Error) -> CliError {
-    let kind = if e.kind() == std::io::ErrorKind::NotFound {
-        Kind::NotFound
-    } else {
-        Kind::Usage
+/// Exit 6 for a file that is not there, 2 for one that cannot be attached.
+fn refused(e: AttachmentError) -> CliError {
+    let kind = match e {
+        AttachmentError::Unreadable { missing: true, .. } => Kind::NotFound,
+        _ => Kind::Usage,
     };
-    CliError::new(kind, format!("{} cannot be attached: {e}", path.display()))
+    CliError::new(kind, e.to_string())
 }

@@ -7,7 +7,7 @@ use base64::Engine as _;
 
 use super::dto::{AttachmentImage, AttachmentInfo};
 use super::{App, AppError};
-use crate::attachments::{limits, prepare, AttachmentError};
+use crate::attachments::{limits, prepare_off_thread, read_file, AttachmentError};
 use crate::store::AttachmentRef;
 
 impl From<AttachmentError> for AppError {
@@ -30,42 +30,14 @@ impl App {
         bytes: Vec<u8>,
     ) -> Result<AttachmentInfo, AppError> {
         let counter = self.inner.store.counter().clone();
-        let name = name.to_owned();
-        let prepared =
-            tokio::task::spawn_blocking(move || prepare(&name, &bytes, counter.as_ref()))
-                .await
-                .map_err(|e| AppError::new("internal", e.to_string()))??;
-        let stored = self.inner.store.put_attachment(&prepared).await?;
-        Ok(stored)
+        let prepared = prepare_off_thread(name.to_owned(), bytes, counter).await?;
+        Ok(self.inner.store.put_attachment(&prepared).await?)
     }
 
     /// [`App::prepare_attachment`] for a file on disk (dropped on the window), read only
     /// when its size is within the caps.
     pub async fn prepare_attachment_path(&self, path: &str) -> Result<AttachmentInfo, AppError> {
-        let path = std::path::PathBuf::from(path);
-        let name = path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let unreadable = |e: std::io::Error| {
-            AppError::new(
-                "attachment_unreadable",
-                format!("\"{name}\" could not be read."),
-            )
-            .with_detail(e.to_string())
-        };
-        let size = tokio::fs::metadata(&path).await.map_err(unreadable)?.len();
-        // Before reading: a dropped 4 GB video must not be loaded to be refused.
-        if size > limits::MAX_PDF_BYTES.max(limits::MAX_IMAGE_BYTES) {
-            return Err(AttachmentError::TooLarge {
-                name: name.clone(),
-                kind: "a file",
-                size,
-                limit: limits::MAX_PDF_BYTES.max(limits::MAX_IMAGE_BYTES),
-            }
-            .into());
-        }
-        let bytes = tokio::fs::read(&path).await.map_err(unreadable)?;
+        let (name, bytes) = read_file(std::path::Path::new(path)).await?;
         self.prepare_attachment(&name, bytes).await
     }
 
@@ -76,13 +48,6 @@ impl App {
     ) -> Result<Vec<AttachmentRef>, AppError> {
         if hashes.is_empty() {
             return Ok(Vec::new());
-        }
-        if hashes.len() > limits::MAX_ATTACHMENTS_PER_MESSAGE {
-            return Err(AttachmentError::TooMany {
-                count: hashes.len(),
-                limit: limits::MAX_ATTACHMENTS_PER_MESSAGE,
-            }
-            .into());
         }
         let stored = self.inner.store.attachments(hashes).await?;
         let mut refs = Vec::with_capacity(hashes.len());

@@ -111,13 +111,10 @@ impl App {
         let engine = self.engine().await?;
         // A conversation not started yet is inspected as an empty one.
         self.inner.store.get_or_create_session(key).await?;
-        let assembled = engine.inspect(key).await?;
+        let turn = engine.turn(key).await?;
+        let assembled = engine.inspect_turn(key, &turn).await?;
         // The conversation's own model's budget (its context window), as the turn uses.
-        let history_budget = engine
-            .turn(key)
-            .await?
-            .history_budget
-            .unwrap_or(engine.history_budget);
+        let history_budget = turn.history_budget.unwrap_or(engine.history_budget);
         let memory_enabled = engine.memory.is_some();
         let memory = assembled.sections.iter().find(|s| s.name == "memory");
         Ok(InspectView {

@@ -54,6 +54,14 @@ pub enum AttachmentError {
 
     #[error("\"{name}\" could not be prepared: {reason}.")]
     Internal { name: String, reason: String },
+
+    /// A file on disk that could not be read (`missing`: it is not there).
+    #[error("\"{name}\" could not be read: {reason}.")]
+    Unreadable {
+        name: String,
+        reason: String,
+        missing: bool,
+    },
 }
 
 impl AttachmentError {
@@ -71,6 +79,7 @@ impl AttachmentError {
             Self::Encrypted { .. } => "encrypted",
             Self::NoText { .. } => "no_text",
             Self::Internal { .. } => "internal",
+            Self::Unreadable { .. } => "unreadable",
         }
     }
 }

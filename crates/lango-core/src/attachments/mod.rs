@@ -16,6 +16,7 @@
 mod describe;
 mod encode;
 mod error;
+mod file;
 mod image;
 mod kind;
 pub mod limits;
@@ -26,6 +27,7 @@ mod tokens;
 
 pub use describe::{describe, human_size};
 pub use error::AttachmentError;
+pub use file::read_file;
 pub use image::{prepare_image, PreparedImage};
 pub use kind::{detect, AttachmentKind, ImageFormat};
 pub use pdf::{extract_pdf_text, PdfText};

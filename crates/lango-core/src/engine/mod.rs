@@ -339,11 +339,20 @@ impl Engine {
         &self,
         session_key: &str,
     ) -> Result<crate::memory::context::AssembledRequest, EngineError> {
-        use crate::memory::context::{assemble, AssemblyOptions};
         let turn = self.turn(session_key).await?;
+        self.inspect_turn(session_key, &turn).await
+    }
+
+    /// [`Engine::inspect`] with the conversation's turn settings already read.
+    pub async fn inspect_turn(
+        &self,
+        session_key: &str,
+        turn: &crate::agent::TurnSettings,
+    ) -> Result<crate::memory::context::AssembledRequest, EngineError> {
+        use crate::memory::context::{assemble, AssemblyOptions};
         let request = self
             .runner
-            .next_request(session_key, Some(&turn))
+            .next_request(session_key, Some(turn))
             .await
             .map_err(|e| match e {
                 crate::agent::AgentError::Store(s) => EngineError::Store(s),
