@@ -33,20 +33,24 @@ const SMALL_REMAINDER: i64 = 2000;
 
 /// Indexes the queued messages with ids up to `?1` from wherever each lives now (a queued row
 /// may have been archived since; it is never in both tables at once).
+///
+/// Here and below, `CROSS JOIN` keeps SQLite's join order: the short queue outside, each
+/// row looked up by id. Left to the planner, a batch of a few rows walked every message
+/// below its last id (the whole archive, or a million-row `messages` table).
 const INDEX_QUEUED: &str = "
 INSERT INTO message_fts (rowid, text, session_id)
-    SELECT m.id, m.content, m.session_id FROM message_fts_pending p JOIN messages m ON m.id = p.id
+    SELECT m.id, m.content, m.session_id FROM message_fts_pending p CROSS JOIN messages m ON m.id = p.id
      WHERE p.id <= ?1 AND m.content <> '' AND m.kind = 'message'
     UNION ALL
-    SELECT a.id, a.content, a.session_id FROM message_fts_pending p JOIN archived_messages a ON a.id = p.id
+    SELECT a.id, a.content, a.session_id FROM message_fts_pending p CROSS JOIN archived_messages a ON a.id = p.id
      WHERE p.id <= ?1 AND a.content <> '' AND a.kind = 'message'";
 
 /// The text of the queued messages with ids up to `?1` (for [`QUEUED_TERMS`]).
 const QUEUED_TEXTS: &str = "
-SELECT m.content FROM message_fts_pending p JOIN messages m ON m.id = p.id
+SELECT m.content FROM message_fts_pending p CROSS JOIN messages m ON m.id = p.id
  WHERE p.id <= ?1 AND m.content <> '' AND m.kind = 'message'
 UNION ALL
-SELECT a.content FROM message_fts_pending p JOIN archived_messages a ON a.id = p.id
+SELECT a.content FROM message_fts_pending p CROSS JOIN archived_messages a ON a.id = p.id
  WHERE p.id <= ?1 AND a.content <> '' AND a.kind = 'message'";
 
 /// Adds the words of a batch (a JSON array) to the words a search can expand the word being
@@ -59,11 +63,11 @@ const QUEUED_TERMS: &str =
 /// retrieval's statistics cached for the old one (`memory::knowledge_index`) are dropped.
 const VERSION_INDEXED_ARCHIVE: [&str; 2] = [
     "UPDATE memory_clock SET value = value + 1
-      WHERE EXISTS (SELECT 1 FROM message_fts_pending p JOIN archived_messages a ON a.id = p.id
+      WHERE EXISTS (SELECT 1 FROM message_fts_pending p CROSS JOIN archived_messages a ON a.id = p.id
                      WHERE p.id <= ?1)",
     "UPDATE sessions SET memory_version = (SELECT value FROM memory_clock)
       WHERE id IN (SELECT a.session_id FROM message_fts_pending p
-                     JOIN archived_messages a ON a.id = p.id WHERE p.id <= ?1)",
+                     CROSS JOIN archived_messages a ON a.id = p.id WHERE p.id <= ?1)",
 ];
 
 /// The background task's wake-up and stop signals.
@@ -253,5 +257,44 @@ mod tests {
         assert_eq!(next_batch(8192, Duration::from_millis(1)), MAX_BATCH);
         assert_eq!(next_batch(1000, Duration::from_millis(100)), 250);
         assert_eq!(next_batch(64, Duration::from_secs(10)), MIN_BATCH);
+    }
+
+    /// A batch of a few queued rows must cost a few lookups, not a walk over every message
+    /// below its last id: each statement reads the queue first, then each row by id.
+    #[tokio::test]
+    async fn a_batch_looks_its_rows_up_by_id_from_the_queue() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let store = Store::open(&dir.path().join("lango.db"))
+            .await
+            .expect("opens");
+        let statements = [INDEX_QUEUED, QUEUED_TEXTS]
+            .into_iter()
+            .chain(VERSION_INDEXED_ARCHIVE);
+        for statement in statements {
+            let plan: Vec<(i64, i64, i64, String)> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
+                "EXPLAIN QUERY PLAN {statement}"
+            )))
+            .bind(1_i64)
+            .fetch_all(store.reader())
+            .await
+            .expect("plan");
+            let plan: Vec<String> = plan.into_iter().map(|step| step.3).collect();
+            let reads: Vec<&String> = plan
+                .iter()
+                .filter(|step| step.starts_with("SEARCH") || step.starts_with("SCAN"))
+                .filter(|step| !step.contains("memory_clock") && !step.contains("sessions"))
+                .collect();
+            assert!(!reads.is_empty(), "{statement}: {plan:?}");
+            for pair in reads.chunks(2) {
+                assert!(
+                    pair[0].starts_with("SEARCH p "),
+                    "the queue first: {plan:?}"
+                );
+                if let Some(row) = pair.get(1) {
+                    assert!(row.contains("(rowid=?)"), "then one row by id: {plan:?}");
+                }
+            }
+        }
+        store.close().await;
     }
 }
