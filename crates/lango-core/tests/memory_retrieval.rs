@@ -1004,3 +1004,63 @@ async fn a_refresh_after_a_memory_change_keeps_the_next_retrieval_off_the_databa
     assert_eq!(found.len(), 2, "the new note is found: {found:?}");
     assert_eq!(index.counts().read, read, "nothing was read on the call");
 }
+
+/// Once the engine refreshed retrieval after a memory change, a word the conversation's
+/// memory never held (a new number, a new name) is answered without reading the database;
+/// a word that an edited note now holds is still read and found, and so is a word in an
+/// archived message.
+#[tokio::test]
+async fn words_the_memory_never_held_are_not_read_on_the_send_path() {
+    use lango_core::memory::knowledge_index::KnowledgeIndex;
+
+    let (_d, store) = temp_store().await;
+    store.create_session("s", "").await.unwrap();
+    let note = observe(&store, "s", "User keeps bees on the roof").await;
+    store
+        .append_message("s", NewMessage::new("user", "The kayak is in the garage"))
+        .await
+        .unwrap();
+    store
+        .append_message("s", NewMessage::new("assistant", "Noted."))
+        .await
+        .unwrap();
+    store.compact_messages("s", 1, "summary").await.unwrap();
+    store.index_pending_messages().await.unwrap();
+    let index = KnowledgeIndex::default();
+    let ask = |query: &'static str| cached(&index, &store, query);
+    assert_eq!(ask("the bees?").await.len(), 1);
+    index.refresh(&store, "s").await.unwrap();
+
+    let read = index.counts().read;
+    assert!(ask("what about invoice 4711 from Okonkwo?")
+        .await
+        .is_empty());
+    assert_eq!(
+        index.counts().read,
+        read,
+        "no word of it was ever in the memory"
+    );
+    let found = ask("where is the kayak?").await;
+    assert_eq!(
+        found.len(),
+        1,
+        "an archived message's word is read: {found:?}"
+    );
+    assert_eq!(index.counts().read, read + 1, "only the kayak was read");
+
+    store
+        .update_observation(&note.id, "User keeps bees for Okonkwo", 5)
+        .await
+        .unwrap();
+    let found = ask("what about Okonkwo?").await;
+    assert_eq!(found.len(), 1, "the edit is found at once: {found:?}");
+    index.refresh(&store, "s").await.unwrap();
+    let read = index.counts().read;
+    assert_eq!(ask("Okonkwo again?").await.len(), 1);
+    assert!(ask("and 4711?").await.is_empty());
+    assert_eq!(
+        index.counts().read,
+        read,
+        "both answered from the refreshed cache"
+    );
+}

@@ -24,6 +24,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
+use super::knowledge_vocabulary::Vocabulary;
 use crate::store::{
     fold, plain_snippet, term_frequencies, KnowledgeDoc, KnowledgeStats, SearchHitKind, Store,
     StoreResult, SNIPPET_TOKENS,
@@ -41,9 +42,12 @@ pub struct Candidate {
 
 const K1: f64 = 1.2;
 const B: f64 = 0.75;
-/// Matching items read per collection and search at most (the newest): bounds one cold
-/// keyword's cost and the cache's size in a very long conversation.
-const MATCHES_PER_COLLECTION: u32 = 5_000;
+/// Matching items read per keyword and collection at most (the newest): bounds a cold
+/// keyword's read, the cache and the ranking in a long conversation, so a turn costs the
+/// same at turn 200 and at turn 2,000 (`make soak`). A word held by more items than this is
+/// common there, weighs little (its IDF), and its newest holders stand for it — the
+/// trade-off global search makes too; a rarer word always brings all its items.
+const MATCHES_PER_COLLECTION: u32 = 500;
 /// Sessions kept; beyond that the cache starts over (a desktop has a few conversations open).
 const SESSIONS: usize = 16;
 /// Keywords a refresh reads again at most: the session's most recently searched ones.
@@ -110,6 +114,9 @@ impl SessionIndex {
 #[derive(Debug, Default, Clone)]
 pub struct KnowledgeIndex {
     sessions: Arc<Mutex<HashMap<String, SessionIndex>>>,
+    /// Per session, the words its memory holds (`memory::knowledge_vocabulary`): a keyword
+    /// outside it is known to match nothing without a read.
+    vocabularies: Arc<Mutex<HashMap<String, Vocabulary>>>,
     counts: Arc<Counts>,
 }
 
@@ -164,6 +171,14 @@ impl KnowledgeIndex {
                 .collect();
             (missing, index.stats.is_none())
         };
+        // Keywords the memory's vocabulary rules out match nothing: no read.
+        let (absent, missing): (Vec<String>, Vec<String>) = {
+            let vocabularies = self.vocabularies();
+            let vocabulary = vocabularies.get(key);
+            missing
+                .into_iter()
+                .partition(|w| vocabulary.is_some_and(|v| v.rules_out(version, w)))
+        };
         self.counts
             .keywords
             .fetch_add(words.len() as u64, Ordering::Relaxed);
@@ -202,17 +217,33 @@ impl KnowledgeIndex {
         if !missing.is_empty() {
             index.add(&missing, found);
         }
+        if !absent.is_empty() {
+            index.add(&absent, Vec::new());
+        }
         Ok(rank(index, &words, live, limit))
     }
 
     /// Brings session `key`'s cache to its current memory version, off the send path (the
-    /// engine calls it after each memory cycle): when the version moved, the statistics and
-    /// the matches of the session's recently searched keywords are read again, so the next
-    /// model call finds them cached. Nothing to do for a session never searched or current.
+    /// engine calls it after each memory cycle): when the version moved, the memory's
+    /// vocabulary is brought up to date, and the statistics and the matches of the
+    /// session's recently searched keywords are read again, so the next model call finds them
+    /// cached. Nothing to do for a session never searched or current.
     pub async fn refresh(&self, store: &Store, key: &str) -> StoreResult<()> {
         let Some(state) = store.memory_state(key).await? else {
             return Ok(());
         };
+        if !self.lock().contains_key(key) {
+            return Ok(());
+        }
+        let previous = self.vocabularies().get(key).cloned();
+        if previous.as_ref().is_none_or(|v| !v.is_at(state.version)) {
+            let vocabulary = Vocabulary::update(previous, store, key, state.version).await?;
+            let mut vocabularies = self.vocabularies();
+            if vocabularies.len() >= SESSIONS && !vocabularies.contains_key(key) {
+                vocabularies.clear();
+            }
+            vocabularies.insert(key.to_owned(), vocabulary);
+        }
         let words = match self.lock().get(key) {
             Some(index) if index.version < state.version => index.recent.clone(),
             _ => return Ok(()),
@@ -243,6 +274,12 @@ impl KnowledgeIndex {
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, SessionIndex>> {
         self.sessions.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn vocabularies(&self) -> std::sync::MutexGuard<'_, HashMap<String, Vocabulary>> {
+        self.vocabularies
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
     }
 }
 

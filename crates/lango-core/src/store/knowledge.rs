@@ -106,6 +106,30 @@ pub struct KnowledgeDoc {
     pub tokens: i64,
 }
 
+/// The texts of a session's memory for its vocabulary (`memory::knowledge_vocabulary`).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct MemoryTexts {
+    /// Archived plain messages with an id above the one asked for: (id, text).
+    pub archive: Vec<(i64, String)>,
+    /// All archived plain messages of the session, counted.
+    pub archive_rows: i64,
+    /// Every observation and reflection.
+    pub notes: Vec<String>,
+}
+
+const ARCHIVE_TEXTS_AFTER: &str = "
+SELECT a.id, a.content FROM archived_messages a
+ WHERE a.session_id = (SELECT id FROM sessions WHERE key = ?1) AND a.id > ?2
+   AND a.kind = 'message' AND a.content <> ''";
+const ARCHIVE_ROWS: &str = "
+SELECT COUNT(*) FROM archived_messages a
+ WHERE a.session_id = (SELECT id FROM sessions WHERE key = ?1)
+   AND a.kind = 'message' AND a.content <> ''";
+const NOTE_TEXTS: &str = "
+SELECT o.content FROM observations o WHERE o.session_id = (SELECT id FROM sessions WHERE key = ?1)
+UNION ALL
+SELECT r.content FROM reflections r WHERE r.session_id = (SELECT id FROM sessions WHERE key = ?1)";
+
 /// Memory items and their tokens per collection of a session (archived messages,
 /// observations, reflections), indexed by [`SearchHitKind::position`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -139,28 +163,45 @@ impl Store {
         .await
     }
 
-    /// Every memory item of session `key` — archived messages, observations, reflections:
-    /// what changes only with its memory version — matching ANY of `words`, unranked, at most
-    /// `per_collection` per collection (the newest): what knowledge retrieval ranks
-    /// (`memory::knowledge_index`). Runs inline on the hot read connection (`hot_path.rs`).
+    /// The memory items of session `key` — archived messages, observations, reflections:
+    /// what changes only with its memory version — holding any of `words`, unranked: for
+    /// each word its newest `per_collection` matches per collection, each item once. What
+    /// knowledge retrieval ranks (`memory::knowledge_index`). A word is matched on its own so
+    /// that a common word's many matches never crowd a rare word's few out of the cap. Runs
+    /// inline on the hot read connection (`hot_path.rs`), one query per word.
     pub async fn knowledge_matches(
         &self,
         words: &[String],
         key: &str,
         per_collection: u32,
     ) -> StoreResult<Vec<KnowledgeDoc>> {
-        let Some(fts) = to_fts_any_query(words) else {
+        let queries: Vec<String> = words
+            .iter()
+            .filter_map(|w| to_fts_any_query(std::slice::from_ref(w)))
+            .map(|fts| text_only(&fts))
+            .collect();
+        if queries.is_empty() {
             return Ok(Vec::new());
-        };
-        let (query, key) = (text_only(&fts), key.to_owned());
+        }
+        let key = key.to_owned();
         let rows: Vec<(String, String, String, i64)> = self
             .hot_read(move |conn| {
-                conn.prepare_cached(KNOWLEDGE_MATCHES)?
-                    .query_map(
+                let mut statement = conn.prepare_cached(KNOWLEDGE_MATCHES)?;
+                let mut seen = std::collections::HashSet::new();
+                let mut rows = Vec::new();
+                for query in &queries {
+                    let matched = statement.query_map(
                         rusqlite::params![query, key, i64::from(per_collection)],
                         |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
-                    )?
-                    .collect()
+                    )?;
+                    for row in matched {
+                        let row: (String, String, String, i64) = row?;
+                        if seen.insert((row.0.clone(), row.1.clone())) {
+                            rows.push(row);
+                        }
+                    }
+                }
+                Ok(rows)
             })
             .await?;
         Ok(rows
@@ -174,6 +215,35 @@ impl Store {
                 })
             })
             .collect())
+    }
+
+    /// Session `key`'s archived messages after id `after`, its archived row count and all its
+    /// notes. Off the send path: the pool. Three reads, not one snapshot: the caller read
+    /// the memory version before, so whatever changes meanwhile only adds texts of a newer
+    /// version, and a count that disagrees with the rows makes the next call read it all.
+    pub async fn memory_texts_after(&self, key: &str, after: i64) -> StoreResult<MemoryTexts> {
+        let mut conn = self.reader().acquire().await.map_err(|e| self.err(e))?;
+        let archive: Vec<(i64, String)> = sqlx::query_as(ARCHIVE_TEXTS_AFTER)
+            .bind(key)
+            .bind(after)
+            .fetch_all(&mut *conn)
+            .await
+            .map_err(|e| self.err(e))?;
+        let archive_rows: i64 = sqlx::query_scalar(ARCHIVE_ROWS)
+            .bind(key)
+            .fetch_one(&mut *conn)
+            .await
+            .map_err(|e| self.err(e))?;
+        let notes: Vec<String> = sqlx::query_scalar(NOTE_TEXTS)
+            .bind(key)
+            .fetch_all(&mut *conn)
+            .await
+            .map_err(|e| self.err(e))?;
+        Ok(MemoryTexts {
+            archive,
+            archive_rows,
+            notes,
+        })
     }
 
     /// The messages of session `key`'s model history that retrieval can show (plain messages

@@ -55,7 +55,7 @@ pub use compaction::{SummaryRow, SUMMARY_PREFIX};
 pub use error::{StoreError, StoreResult};
 pub use find::{FindMatches, FIND_MAX};
 pub use imports::{ImportOutcome, ImportRow, ImportWrite};
-pub use knowledge::{KnowledgeDoc, KnowledgeStats, MemoryState, PendingEmbedding};
+pub use knowledge::{KnowledgeDoc, KnowledgeStats, MemoryState, MemoryTexts, PendingEmbedding};
 pub use memory_failures::MemoryFailure;
 pub use models::{
     HistoryTail, MessageKind, MessageStatus, NewMessage, Observation, Recorded, Reflection,
@@ -66,7 +66,7 @@ pub use open::MIGRATOR;
 pub use vectors::{Triple, VectorRow};
 pub use writable::folder_is_writable;
 
-pub(crate) use snippet::{fold, plain_snippet, term_frequencies, SNIPPET_TOKENS};
+pub(crate) use snippet::{fold, index_words, plain_snippet, term_frequencies, SNIPPET_TOKENS};
 
 /// A handle to the database. Cheap to clone.
 #[derive(Clone, Debug)]

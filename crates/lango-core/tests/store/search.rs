@@ -199,6 +199,50 @@ async fn a_number_in_a_search_never_matches_a_session_id() {
     }
 }
 
+/// Retrieval reads each keyword's newest matches up to a cap: a word held by every note
+/// fills its own cap, and a rare word asked about in the same sentence still brings its one
+/// old note (a shared cap would have cut it).
+#[tokio::test]
+async fn a_common_word_never_crowds_a_rare_words_old_note_out_of_retrieval() {
+    let (_d, store) = temp_store().await;
+    store.create_session("c", "").await.unwrap();
+    let note = |content: &str, seq: i64| Observation {
+        id: String::new(),
+        session_key: "c".into(),
+        content: content.into(),
+        token_count: 4,
+        seq_start: seq,
+        seq_end: seq,
+        created_at: 0,
+    };
+    store
+        .save_observation(note(
+            "The kitchen budget is set; the plumber is called Okonkwo",
+            1,
+        ))
+        .await
+        .unwrap();
+    for seq in 2..12 {
+        store
+            .save_observation(note(&format!("The kitchen tiles, note {seq}"), seq))
+            .await
+            .unwrap();
+    }
+    let words = ["kitchen".to_string(), "okonkwo".to_string()];
+    let hits = store.knowledge_matches(&words, "c", 3).await.unwrap();
+    let texts: Vec<&str> = hits.iter().map(|h| h.text.as_str()).collect();
+    assert!(
+        texts.iter().any(|t| t.contains("Okonkwo")),
+        "the rare word's note: {texts:?}"
+    );
+    assert_eq!(
+        hits.len(),
+        4,
+        "three newest for the common word + the rare one: {texts:?}"
+    );
+    assert!(texts.contains(&"The kitchen tiles, note 11"), "{texts:?}");
+}
+
 /// Retrieval's reads run inline on one dedicated read connection; calls that find it in use
 /// (other sessions' model calls at the same moment) wait on a blocking thread and still get
 /// their own session's answer.
