@@ -5,6 +5,7 @@
 #![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
 
 fn main() {
+    lango_core::allocator::limit_arenas();
     // WebKitGTK's DMA-BUF renderer shows a blank white window on many Linux setups (NVIDIA,
     // some VMs, Xvfb); Jan and other Tauri apps hit the same bug. Turn it off unless the user
     // chose a value themselves. This must run before the first GTK/WebKit call.

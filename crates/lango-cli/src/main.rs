@@ -19,6 +19,7 @@ use clap::Parser;
 use crate::args::{Cli, Command};
 
 fn main() -> ExitCode {
+    lango_core::allocator::limit_arenas();
     let cli = Cli::parse(); // usage errors exit with 2 (clap's default)
     init_logging();
     let runtime = match tokio::runtime::Builder::new_multi_thread()

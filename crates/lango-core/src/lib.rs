@@ -6,6 +6,7 @@
 //! callers of this crate, and its tests build without a display.
 
 pub mod agent;
+pub mod allocator;
 pub mod app;
 pub mod attachments;
 pub mod config;
