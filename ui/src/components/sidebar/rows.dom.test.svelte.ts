@@ -1,0 +1,96 @@
+// Mounted (npm run test:dom): the sidebar with hundreds of conversations renders a page of
+// rows first and the next page as the user scrolls near the end of the list.
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { flushSync, mount, unmount } from 'svelte';
+import type { SessionSummary } from '../../lib/api/types';
+import { ROW_PAGE } from '../../lib/rowWindow';
+
+const commands = vi.hoisted(() => ({
+  deleteSession: vi.fn(),
+  exportSession: vi.fn(),
+  listSessions: vi.fn(),
+  pinSession: vi.fn(),
+  renameSession: vi.fn(),
+  showExport: vi.fn(),
+  search: vi.fn(),
+}));
+vi.mock('../../lib/api/commands', () => commands);
+
+/** A stand-in for the engine's IntersectionObserver: the test says when a marker is seen. */
+class Observer {
+  static all: Observer[] = [];
+  nodes: Element[] = [];
+  disconnected = false;
+  constructor(private readonly callback: (entries: { isIntersecting: boolean }[]) => void) {
+    Observer.all.push(this);
+  }
+  observe(node: Element) {
+    this.nodes.push(node);
+  }
+  disconnect() {
+    this.disconnected = true;
+  }
+  /** The marker came into view. */
+  see() {
+    this.callback([{ isIntersecting: true }]);
+  }
+}
+vi.stubGlobal('IntersectionObserver', Observer);
+
+const { default: Sidebar } = await import('../Sidebar.svelte');
+
+const settle = async () => {
+  for (let i = 0; i < 3; i++) {
+    await new Promise((r) => setTimeout(r, 5));
+    flushSync();
+  }
+};
+
+const conversations = (n: number): SessionSummary[] =>
+  Array.from({ length: n }, (_, i) => ({
+    key: `s${i}`,
+    title: `Conversation ${i}`,
+    model: '',
+    pinned: i === n - 1,
+    createdAt: 1_700_000_000_000 - i * 60_000,
+    updatedAt: 1_700_000_000_000 - i * 60_000,
+  }));
+
+let app: ReturnType<typeof mount> | null = null;
+afterEach(() => {
+  if (app) unmount(app);
+  app = null;
+  document.body.innerHTML = '';
+  Observer.all = [];
+});
+
+describe('the sidebar with many conversations', () => {
+  it('renders a page of rows first, every pinned one, and the next page when the end comes into view', async () => {
+    commands.listSessions.mockResolvedValue(conversations(120));
+    app = mount(Sidebar, {
+      target: document.body,
+      props: {
+        status: null,
+        currentKey: null,
+        sessionsVersion: 0,
+        onSelect: () => {},
+        onNewChat: () => {},
+        onDeleted: () => {},
+      },
+    });
+    await settle();
+    const rows = () => document.querySelectorAll('.session-item').length;
+    const pinned = () => document.querySelectorAll('section[aria-labelledby="pinned-heading"] .session-item').length;
+    expect(pinned()).toBe(1);
+    expect(rows()).toBe(ROW_PAGE + 1);
+
+    Observer.all.at(-1)!.see();
+    await settle();
+    expect(rows()).toBe(2 * ROW_PAGE + 1);
+
+    Observer.all.at(-1)!.see();
+    await settle();
+    expect(rows()).toBe(120);
+    expect(document.querySelector('.more-rows'), 'no marker once everything is shown').toBeNull();
+  });
+});
