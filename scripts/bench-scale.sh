@@ -6,6 +6,11 @@
 # `lango sessions search` as a process, reports peak memory (/usr/bin/time) and database
 # size per message, then prints one table: p50 / p95 of each, and the ratio 1M / 1-conv.
 #
+# The desktop app too (tests/perf/desktop-scale.mjs, under Xvfb): cold start to an
+# interactive sidebar, sidebar first paint, opening a conversation, send → first partial and
+# the app's peak memory, on each database, runs alternating (DESKTOP_RUNS, default 5;
+# DESKTOP=0 skips it).
+#
 # SESSIONS / MESSAGES / RUNS override the sizes (defaults 1000, 1000, 30);
 # KEEP=1 keeps the seeded folders (printed) for another run: SCALE_DIR=<folder> reuses them.
 source "$(dirname "$0")/lib.sh"
@@ -14,12 +19,21 @@ SESSIONS="${SESSIONS:-1000}"
 MESSAGES="${MESSAGES:-1000}"
 RUNS="${RUNS:-30}"
 CLI_RUNS="${CLI_RUNS:-10}"
+DESKTOP="${DESKTOP:-1}"
 
 ensure_toolchains
 step "cargo build (release): seeder, search bench, CLI"
 # One invocation: built apart, the two would unify features differently and rebuild.
 (cd "$ROOT" && cargo build --locked --release -p lango-core --example seed_scale --example bench_search -p lango-cli --bin lango)
 BIN="$ROOT/target/release"
+if [ "$DESKTOP" = 1 ]; then
+    apt_install_missing "${BUILD_PACKAGES[@]}" "${TEST_PACKAGES[@]}"
+    ensure_ui_deps
+    build_ui
+    step "cargo build (release desktop app, fake provider)"
+    (cd "$ROOT" && cargo build --locked --release -p lango-desktop --features tauri/custom-protocol --bins)
+    (cd "$ROOT" && cargo build --locked --release -p lango-testkit --bin lango-fake-provider)
+fi
 
 if [ -n "${SCALE_DIR:-}" ]; then
     DIR="$SCALE_DIR"
@@ -87,6 +101,21 @@ size_per_message() { # bytes per message of the folder's database (WAL folded in
 one_b=$(size_per_message one "$MESSAGES")
 big_b=$(size_per_message big $((SESSIONS * MESSAGES)))
 row "database size per message (bytes)|$one_b||$big_b||$(awk -v a="$one_b" -v b="$big_b" 'BEGIN{printf "%.2f", b/a}')|"
+
+if [ "$DESKTOP" = 1 ]; then
+    step "desktop app on each database (${DESKTOP_RUNS:-5} cold starts each, alternating)"
+    DESKTOP_OUT="$("$ROOT/scripts/with-desktop-session.sh" env APP_BIN="$BIN/lango-desktop" \
+        FAKE_PROVIDER_BIN="$BIN/lango-fake-provider" SCALE_ONE="$DIR/one" SCALE_BIG="$DIR/big" \
+        DESKTOP_RUNS="${DESKTOP_RUNS:-5}" node "$ROOT/tests/perf/desktop-scale.mjs")"
+    one_json="$(grep '"db":"one"' <<<"$DESKTOP_OUT")"
+    big_json="$(grep '"db":"big"' <<<"$DESKTOP_OUT")"
+    for measure in "cold:desktop: cold start → interactive sidebar" "sidebar:desktop: sidebar first paint (from the process start)" \
+        "open:desktop: open a conversation (1,000 messages)" "firstPartial:desktop: send → first partial"; do
+        key="${measure%%:*}" label="${measure#*:}"
+        row "$(jq -rn --argjson a "$one_json" --argjson b "$big_json" --arg k "$key" --arg label "$label" \
+            '"\($label)|\($a[$k].p50|round)|\($a[$k].p95|round)|\($b[$k].p50|round)|\($b[$k].p95|round)|\(($b[$k].p95/$a[$k].p95)*100|round/100)|\(if $k == "cold" then "\($a.peakKb/1024|round) / \($b.peakKb/1024|round) MB (the app, peak)" else "" end)"')"
+    done
+fi
 
 echo
 echo "bench-scale: ${SESSIONS} × ${MESSAGES} messages (1M) vs 1 × ${MESSAGES} (1-conv); times in ms; ratio = 1M p95 / 1-conv p95"

@@ -16,9 +16,10 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { DEFAULT_APP_BIN, Session, startDriver, waitFor } from '../e2e/lib/webdriver.mjs';
+import { DEFAULT_APP_BIN, Session, startDriver } from '../e2e/lib/webdriver.mjs';
 import { startFakeProvider } from '../e2e/lib/fakeProvider.mjs';
 import { mb, pidOf, processMemoryKb, quantile, treeMemoryKb } from './lib/proc.mjs';
+import { sendAndWait } from './lib/send.mjs';
 
 const APP_BIN = process.env.APP_BIN ?? DEFAULT_APP_BIN;
 const REPLIES = Number(process.env.SOAK_REPLIES ?? 500);
@@ -52,46 +53,6 @@ const driver = await startDriver({
     XDG_CONFIG_HOME: dir('config'),
   },
 });
-
-/**
- * Sends `text` and resolves with {first, done} (ms, on the page's clock): the first streamed
- * words of the reply on screen, and the reply stored with the composer ready again.
- */
-async function sendAndWait(session, text) {
-  await session.execute(
-    `const text = arguments[0];
-     const seqOf = (el) => Number(el.dataset.seq);
-     const before = Math.max(0, ...[...document.querySelectorAll('.message[data-role="assistant"][data-seq]')].map(seqOf));
-     const input = document.querySelector('#composer-input');
-     input.value = text;
-     input.dispatchEvent(new Event('input', { bubbles: true }));
-     const t = { start: null, first: null, done: null };
-     window.__soak = t;
-     const check = () => {
-       if (t.start === null) return;
-       const now = performance.now() - t.start;
-       const stored = [...document.querySelectorAll('.message[data-role="assistant"][data-seq]')].find((el) => seqOf(el) > before);
-       const live = document.querySelector('.message[data-status="streaming"]');
-       if (t.first === null && ((live && live.textContent.trim()) || stored)) t.first = now;
-       if (t.done === null && stored && !live && document.querySelector('#send-button') && !document.querySelector('#stop-button')) {
-         t.done = now;
-         obs.disconnect();
-       }
-     };
-     const obs = new MutationObserver(check);
-     obs.observe(document.body, { childList: true, subtree: true, characterData: true, attributes: true });
-     // The send button enables once the UI saw the input (next microtask).
-     setTimeout(() => { t.start = performance.now(); document.querySelector('#send-button').click(); }, 0);`,
-    [text],
-  );
-  return waitFor(
-    async () => {
-      const t = await session.execute('return window.__soak');
-      return t && t.done !== null ? t : null;
-    },
-    { timeout: 30_000, interval: 10, what: `the reply to ${JSON.stringify(text)}` },
-  );
-}
 
 function memoryNow() {
   const pid = pidOf(APP_BIN);

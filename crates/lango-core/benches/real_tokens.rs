@@ -115,14 +115,30 @@ fn main() {
         .expect("runtime");
     runtime.block_on(async {
         println!("real-model prompt tokens: {turns} turns, SmolLM2-135M as chat and memory model, replies <= 16 tokens");
-        let on = run(
-            &url,
-            turns,
-            json!({"enabled": true, "messageTokenThreshold": 600,
-                   "observationTokenThreshold": 1200, "maxMessageTokenBudget": 1200}),
-        )
-        .await;
-        let off = run(&url, turns, json!({"enabled": false})).await;
+        // REAL_TOKENS_ONLY=on|off runs one side (e.g. each against its own server at once:
+        // the counts are the server's, the same whichever runs first).
+        let only = std::env::var("REAL_TOKENS_ONLY").unwrap_or_default();
+        let on = if only == "off" {
+            Vec::new()
+        } else {
+            run(
+                &url,
+                turns,
+                json!({"enabled": true, "messageTokenThreshold": 600,
+                       "observationTokenThreshold": 1200, "maxMessageTokenBudget": 1200}),
+            )
+            .await
+        };
+        let off = if only == "on" {
+            Vec::new()
+        } else {
+            run(&url, turns, json!({"enabled": false})).await
+        };
+        for (side, prompts) in [("on", &on), ("off", &off)] {
+            if let Some(Some(last)) = prompts.last() {
+                println!("  memory {side}: prompt tokens at turn {turns}: {last}");
+            }
+        }
         let (Some(Some(on_last)), Some(Some(off_last))) = (on.last(), off.last()) else {
             println!("  the server reported no usage for the last turn: no figure");
             return;
