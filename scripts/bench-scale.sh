@@ -112,8 +112,8 @@ if [ "$DESKTOP" = 1 ]; then
     for measure in "cold:desktop: cold start → interactive sidebar" "sidebar:desktop: sidebar first paint (from the process start)" \
         "open:desktop: open a conversation (1,000 messages)" "firstPartial:desktop: send → first partial"; do
         key="${measure%%:*}" label="${measure#*:}"
-        row "$(jq -rn --argjson a "$one_json" --argjson b "$big_json" --arg k "$key" --arg label "$label" \
-            '"\($label)|\($a[$k].p50|round)|\($a[$k].p95|round)|\($b[$k].p50|round)|\($b[$k].p95|round)|\(($b[$k].p95/$a[$k].p95)*100|round/100)|\(if $k == "cold" then "\($a.peakKb/1024|round) / \($b.peakKb/1024|round) MB (the app, peak)" else "" end)"')"
+        row "$(jq -rn --argjson a "$one_json" --argjson b "$big_json" --arg k "$key" --arg name "$label" \
+            '"\($name)|\($a[$k].p50|round)|\($a[$k].p95|round)|\($b[$k].p50|round)|\($b[$k].p95|round)|\(($b[$k].p95/$a[$k].p95)*100|round/100)|\(if $k == "cold" then "\($a.peakKb/1024|round) / \($b.peakKb/1024|round) MB (the app, peak)" else "" end)"')"
     done
 fi
 
