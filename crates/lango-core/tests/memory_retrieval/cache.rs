@@ -1,0 +1,174 @@
+//! The retrieval cache (`memory::knowledge_index`) and the memory's vocabulary
+//! (`memory::knowledge_vocabulary`): what a model call reads from the database and what it
+//! answers from memory, against real SQLite files.
+
+use lango_core::store::{NewMessage, Store};
+
+use crate::{observe, say, temp_store};
+
+/// Session "s"'s BM25 candidates for `query` through `index`, at its current memory state:
+/// what context assembly asks before a model call.
+async fn cached(
+    index: &lango_core::memory::knowledge_index::KnowledgeIndex,
+    store: &Store,
+    query: &str,
+) -> Vec<lango_core::memory::knowledge::Candidate> {
+    let state = store.memory_state("s").await.unwrap().unwrap();
+    lango_core::memory::knowledge::bm25_candidates_in(index, store, "s", &state, query)
+        .await
+        .unwrap()
+}
+
+/// Retrieval keeps a session's memory matches until its memory changes: a second call with
+/// the same keywords reads nothing more, a new observation is found by the very next call,
+/// and messages added to the history are found without any memory change.
+#[tokio::test]
+async fn the_retrieval_cache_follows_the_memory_version_and_never_hides_new_items() {
+    use lango_core::memory::knowledge_index::KnowledgeIndex;
+
+    let (_d, store) = temp_store().await;
+    store.create_session("s", "").await.unwrap();
+    observe(&store, "s", "User keeps bees on the roof").await;
+    let index = KnowledgeIndex::default();
+    let texts = |found: &[lango_core::memory::knowledge::Candidate]| -> Vec<String> {
+        found.iter().map(|c| c.content.clone()).collect()
+    };
+    let ask = |query: &'static str| cached(&index, &store, query);
+
+    let first = ask("how are the bees and the honey?").await;
+    assert_eq!(texts(&first), ["User keeps bees on the roof"]);
+    let read = index.counts().read;
+    let again = ask("how are the bees and the honey?").await;
+    assert_eq!(texts(&again), texts(&first));
+    assert_eq!(
+        index.counts().read,
+        read,
+        "the second call read no keyword again"
+    );
+
+    observe(&store, "s", "User sells the honey at the market").await;
+    let after = ask("how are the bees and the honey?").await;
+    assert_eq!(
+        after.len(),
+        2,
+        "the new observation is found at once: {after:?}"
+    );
+
+    say(&store, "s", "user", "The honey harvest starts in June").await;
+    let with_history = ask("when is the honey harvest?").await;
+    assert_eq!(
+        texts(&with_history)[0],
+        "The honey harvest starts in June",
+        "a history message is found without a memory change"
+    );
+}
+
+/// Compaction can archive messages still queued for indexing (the memory cycle indexes after
+/// each turn). Indexing them later is a change of the session's memory: retrieval cached
+/// before it finds them right after.
+#[tokio::test]
+async fn archived_messages_indexed_late_are_found_by_a_cached_retrieval() {
+    use lango_core::memory::knowledge_index::KnowledgeIndex;
+
+    let (_d, store) = temp_store().await;
+    store.create_session("s", "").await.unwrap();
+    store
+        .append_message(
+            "s",
+            NewMessage::new("user", "The kayak is stored in the garage"),
+        )
+        .await
+        .unwrap();
+    store
+        .append_message("s", NewMessage::new("assistant", "Noted."))
+        .await
+        .unwrap();
+    store.compact_messages("s", 1, "summary").await.unwrap();
+    let index = KnowledgeIndex::default();
+    let ask = || cached(&index, &store, "where is the kayak?");
+    assert!(ask().await.is_empty(), "not indexed yet");
+    store.index_pending_messages().await.unwrap();
+    let found = ask().await;
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].content, "The kayak is stored in the garage");
+}
+
+/// After a memory change the engine refreshes retrieval's cache in the background (after the
+/// memory cycle): the next model call finds the new note without reading the database.
+#[tokio::test]
+async fn a_refresh_after_a_memory_change_keeps_the_next_retrieval_off_the_database() {
+    use lango_core::memory::knowledge_index::KnowledgeIndex;
+
+    let (_d, store) = temp_store().await;
+    store.create_session("s", "").await.unwrap();
+    observe(&store, "s", "User grows tomatoes on the balcony").await;
+    let index = KnowledgeIndex::default();
+    let ask = || cached(&index, &store, "how do the tomatoes grow?");
+    assert_eq!(ask().await.len(), 1);
+    observe(&store, "s", "The tomatoes need water every evening").await;
+    index.refresh(&store, "s").await.unwrap();
+    let read = index.counts().read;
+    let found = ask().await;
+    assert_eq!(found.len(), 2, "the new note is found: {found:?}");
+    assert_eq!(index.counts().read, read, "nothing was read on the call");
+}
+
+/// Once the engine refreshed retrieval after a memory change, a word the conversation's
+/// memory never held (a new number, a new name) is answered without reading the database;
+/// a word that an edited note now holds is still read and found, and so is a word in an
+/// archived message.
+#[tokio::test]
+async fn words_the_memory_never_held_are_not_read_on_the_send_path() {
+    use lango_core::memory::knowledge_index::KnowledgeIndex;
+
+    let (_d, store) = temp_store().await;
+    store.create_session("s", "").await.unwrap();
+    let note = observe(&store, "s", "User keeps bees on the roof").await;
+    store
+        .append_message("s", NewMessage::new("user", "The kayak is in the garage"))
+        .await
+        .unwrap();
+    store
+        .append_message("s", NewMessage::new("assistant", "Noted."))
+        .await
+        .unwrap();
+    store.compact_messages("s", 1, "summary").await.unwrap();
+    store.index_pending_messages().await.unwrap();
+    let index = KnowledgeIndex::default();
+    let ask = |query: &'static str| cached(&index, &store, query);
+    assert_eq!(ask("the bees?").await.len(), 1);
+    index.refresh(&store, "s").await.unwrap();
+
+    let read = index.counts().read;
+    assert!(ask("what about invoice 4711 from Okonkwo?")
+        .await
+        .is_empty());
+    assert_eq!(
+        index.counts().read,
+        read,
+        "no word of it was ever in the memory"
+    );
+    let found = ask("where is the kayak?").await;
+    assert_eq!(
+        found.len(),
+        1,
+        "an archived message's word is read: {found:?}"
+    );
+    assert_eq!(index.counts().read, read + 1, "only the kayak was read");
+
+    store
+        .update_observation(&note.id, "User keeps bees for Okonkwo", 5)
+        .await
+        .unwrap();
+    let found = ask("what about Okonkwo?").await;
+    assert_eq!(found.len(), 1, "the edit is found at once: {found:?}");
+    index.refresh(&store, "s").await.unwrap();
+    let read = index.counts().read;
+    assert_eq!(ask("Okonkwo again?").await.len(), 1);
+    assert!(ask("and 4711?").await.is_empty());
+    assert_eq!(
+        index.counts().read,
+        read,
+        "both answered from the refreshed cache"
+    );
+}
