@@ -5,9 +5,10 @@
 //! core, and keeps what each arena once held. Lango's threads (Tokio's workers, the blocking
 //! pool, sqlx's connection threads, the MCP readers) each touch the heap briefly, so over a
 //! long session every arena fills with its own fragments: the engine soak (`make soak`)
-//! measured RSS +22 % from turn 200 to 2,000 with the default and +8 % with one arena, at no
-//! cost to send latency — nothing here allocates hard enough from several threads at once
-//! for one lock to matter. Other platforms' allocators are left as they are.
+//! measured RSS +22 % from turn 200 to 2,000 with the default and +9 % with one arena, its
+//! send latencies within the run-to-run spread of the default's — nothing here allocates
+//! hard enough from several threads at once for one lock to matter. Other platforms'
+//! allocators are left as they are.
 
 /// Caps glibc malloc at one arena (see the module doc). Call before threads start; does
 /// nothing where the allocator is not glibc's, or when the user set `MALLOC_ARENA_MAX`.

@@ -43,8 +43,8 @@ pub struct Candidate {
 const K1: f64 = 1.2;
 const B: f64 = 0.75;
 /// Matching items read per keyword and collection at most (the newest): bounds a cold
-/// keyword's read, the cache and the ranking in a long conversation, so a turn costs the
-/// same at turn 200 and at turn 2,000 (`make soak`). A word held by more items than this is
+/// keyword's read, the cache and the ranking in a long conversation, so their cost stops
+/// growing with it (`make soak`). A word held by more items than this is
 /// common there, weighs little (its IDF), and its newest holders stand for it — the
 /// trade-off global search makes too; a rarer word always brings all its items.
 const MATCHES_PER_COLLECTION: u32 = 500;
