@@ -27,12 +27,7 @@ step "cargo build (release): seeder, search bench, CLI"
 (cd "$ROOT" && cargo build --locked --release -p lango-core --example seed_scale --example bench_search -p lango-cli --bin lango)
 BIN="$ROOT/target/release"
 if [ "$DESKTOP" = 1 ]; then
-    apt_install_missing "${BUILD_PACKAGES[@]}" "${TEST_PACKAGES[@]}"
-    ensure_ui_deps
-    build_ui
-    step "cargo build (release desktop app, fake provider)"
-    (cd "$ROOT" && cargo build --locked --release -p lango-desktop --features tauri/custom-protocol --bins)
-    (cd "$ROOT" && cargo build --locked --release -p lango-testkit --bin lango-fake-provider)
+    build_release_desktop_with_fake_provider
 fi
 
 if [ -n "${SCALE_DIR:-}" ]; then

@@ -74,6 +74,17 @@ build_ui() {
     (cd "$ROOT/ui" && npx vite build --logLevel warn)
 }
 
+# The release desktop app (UI embedded) and the fake provider, for the desktop benches
+# (`make soak`, `make bench-scale`): target/release/{lango-desktop,lango-fake-provider}.
+build_release_desktop_with_fake_provider() {
+    apt_install_missing "${BUILD_PACKAGES[@]}" "${TEST_PACKAGES[@]}"
+    ensure_ui_deps
+    build_ui
+    step "cargo build (release desktop app, fake provider)"
+    (cd "$ROOT" && cargo build --locked --release -p lango-desktop --features tauri/custom-protocol --bins)
+    (cd "$ROOT" && cargo build --locked --release -p lango-testkit --bin lango-fake-provider)
+}
+
 # A debug binary with the UI embedded (custom-protocol), sharing target/ with the tests.
 build_app() {
     step "cargo build (desktop app + CLI)"

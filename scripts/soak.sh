@@ -13,12 +13,7 @@ if [ "$ONLY" != desktop ]; then
     (cd "$ROOT" && cargo bench --locked -p lango-core --bench soak)
 fi
 if [ "$ONLY" != engine ]; then
-    apt_install_missing "${BUILD_PACKAGES[@]}" "${TEST_PACKAGES[@]}"
-    ensure_ui_deps
-    build_ui
-    step "cargo build (release desktop app, fake provider)"
-    (cd "$ROOT" && cargo build --locked --release -p lango-desktop --features tauri/custom-protocol --bins)
-    (cd "$ROOT" && cargo build --locked --release -p lango-testkit --bin lango-fake-provider)
+    build_release_desktop_with_fake_provider
     step "desktop soak"
     "$ROOT/scripts/with-desktop-session.sh" env APP_BIN="$ROOT/target/release/lango-desktop" \
         FAKE_PROVIDER_BIN="$ROOT/target/release/lango-fake-provider" \

@@ -19,6 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { DEFAULT_APP_BIN, Session, startDriver, waitFor } from '../e2e/lib/webdriver.mjs';
+import { clickAndTimeFirstMessage } from './lib/paint.mjs';
 import { mb, median, pidOf, processAgeMs, processMemoryKb, quantile, treeMemoryKb } from './lib/proc.mjs';
 
 const APP_BIN = process.env.APP_BIN ?? DEFAULT_APP_BIN;
@@ -98,25 +99,7 @@ async function idleMemory(_session, pid) {
 /** First paint of the long conversation: click it, wait for its first rendered message and the next frame. */
 async function firstPaint(session) {
   await session.waitForElement(`.session-item[data-key="${KEY}"]`, 15_000);
-  await session.execute(
-    `window.__perf = { start: performance.now(), paint: null };
-     const obs = new MutationObserver(() => {
-       if (document.querySelector('.message[data-seq]') && window.__perf.paint === null) {
-         window.__perf.paint = -1;
-         requestAnimationFrame(() => { window.__perf.paint = performance.now() - window.__perf.start; });
-         obs.disconnect();
-       }
-     });
-     obs.observe(document.body, { childList: true, subtree: true });
-     document.querySelector('.session-item[data-key="${KEY}"] .session-main').click();`,
-  );
-  const paintMs = await waitFor(
-    async () => {
-      const v = await session.execute('return window.__perf.paint');
-      return typeof v === 'number' && v >= 0 ? v : null;
-    },
-    { timeout: 30_000, interval: 20 },
-  );
+  const paintMs = await clickAndTimeFirstMessage(session, `.session-item[data-key="${KEY}"] .session-main`);
   const rendered = await session.execute('return document.querySelectorAll(".message").length');
   return { paintMs, rendered };
 }

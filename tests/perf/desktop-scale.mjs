@@ -20,6 +20,7 @@ import { join } from 'node:path';
 import { DEFAULT_APP_BIN, Session, startDriver, waitFor } from '../e2e/lib/webdriver.mjs';
 import { startFakeProvider } from '../e2e/lib/fakeProvider.mjs';
 import { pidOf, processAgeMs, quantile } from './lib/proc.mjs';
+import { clickAndTimeFirstMessage } from './lib/paint.mjs';
 import { sendAndWait } from './lib/send.mjs';
 
 const APP_BIN = process.env.APP_BIN ?? DEFAULT_APP_BIN;
@@ -78,25 +79,7 @@ async function run(folder, i) {
       },
       { timeout: 60_000, interval: 10, what: 'the sidebar' },
     );
-    await session.execute(
-      `window.__open = { start: performance.now(), paint: null };
-       const obs = new MutationObserver(() => {
-         if (document.querySelector('.message[data-seq]') && window.__open.paint === null) {
-           window.__open.paint = -1;
-           requestAnimationFrame(() => { window.__open.paint = performance.now() - window.__open.start; });
-           obs.disconnect();
-         }
-       });
-       obs.observe(document.body, { childList: true, subtree: true });
-       document.querySelector('.session-item .session-main').click();`,
-    );
-    const openMs = await waitFor(
-      async () => {
-        const v = await session.execute('return window.__open.paint');
-        return typeof v === 'number' && v >= 0 ? v : null;
-      },
-      { timeout: 60_000, interval: 10, what: 'the conversation' },
-    );
+    const openMs = await clickAndTimeFirstMessage(session, '.session-item .session-main');
     await session.waitForElement('#composer-input:not([disabled])', 30_000);
     const sent = await sendAndWait(session, `Run ${i}: where are the tiles?`);
     const peak = peakKb(pid);

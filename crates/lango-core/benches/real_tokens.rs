@@ -139,6 +139,10 @@ fn main() {
                 println!("  memory {side}: prompt tokens at turn {turns}: {last}");
             }
         }
+        if !only.is_empty() {
+            println!("  one side only (REAL_TOKENS_ONLY={only}): the ratio is the two runs' figures");
+            return;
+        }
         let (Some(Some(on_last)), Some(Some(off_last))) = (on.last(), off.last()) else {
             println!("  the server reported no usage for the last turn: no figure");
             return;
