@@ -3,9 +3,10 @@
 //!
 //! Most of what retrieval searches — archived messages, observations, reflections — changes
 //! only with the session's memory version (migration 0004). For those items this keeps, per
-//! session and until its version changes, which items hold each query keyword and how often.
-//! A model call then reads SQLite only for keywords not seen since the last memory change (one
-//! unranked match, `Store::knowledge_matches`) and ranks in memory. Messages still in the
+//! session, which items hold each searched keyword and how often (`memory::knowledge_session`);
+//! when the version moves, the cache catches up from what changed instead of being read
+//! again. A model call reads SQLite only for keywords it never searched (one unranked match
+//! per keyword, `Store::knowledge_matches`) and ranks in memory. Messages still in the
 //! model's history change every turn; they are read afresh each call (`Store::history_texts`;
 //! with memory on the history stays short) and matched here.
 //!
@@ -24,10 +25,11 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
+use super::knowledge_session::SessionIndex;
 use super::knowledge_vocabulary::Vocabulary;
 use crate::store::{
-    fold, plain_snippet, term_frequencies, KnowledgeDoc, KnowledgeStats, SearchHitKind, Store,
-    StoreResult, SNIPPET_TOKENS,
+    fold, plain_snippet, term_frequencies, KnowledgeDoc, SearchHitKind, Store, StoreResult,
+    SNIPPET_TOKENS,
 };
 
 /// One retrievable item of a session, ranked.
@@ -48,66 +50,10 @@ const B: f64 = 0.75;
 /// common there, weighs little (its IDF), and its newest holders stand for it — the
 /// trade-off global search makes too; a rarer word always brings all its items.
 const MATCHES_PER_COLLECTION: u32 = 500;
+/// Items a session's index may record by catching up before a refresh builds it anew.
+const REBUILD_AFTER: usize = 1_000;
 /// Sessions kept; beyond that the cache starts over (a desktop has a few conversations open).
 const SESSIONS: usize = 16;
-/// Keywords a refresh reads again at most: the session's most recently searched ones.
-const REFRESH_KEYWORDS: usize = 64;
-
-/// What one session's retrieval knows at one memory version.
-#[derive(Debug, Default)]
-struct SessionIndex {
-    version: i64,
-    /// Items and tokens of the archive, observations and reflections.
-    stats: Option<KnowledgeStats>,
-    docs: Vec<KnowledgeDoc>,
-    by_id: HashMap<(SearchHitKind, String), usize>,
-    /// Keyword → (index into `docs`, occurrences). Keywords with no item map to nothing.
-    postings: HashMap<String, Vec<(usize, u32)>>,
-    /// Searched keywords, least recently used first, at most [`REFRESH_KEYWORDS`]: what a
-    /// refresh for the next memory version reads again.
-    recent: Vec<String>,
-}
-
-impl SessionIndex {
-    fn new(version: i64) -> Self {
-        SessionIndex {
-            version,
-            ..SessionIndex::default()
-        }
-    }
-
-    fn used(&mut self, words: &[String]) {
-        self.recent.retain(|w| !words.contains(w));
-        self.recent.extend(words.iter().cloned());
-        let over = self.recent.len().saturating_sub(REFRESH_KEYWORDS);
-        self.recent.drain(..over);
-    }
-
-    /// Records `docs` (every item matching `words`) under each of `words`.
-    fn add(&mut self, words: &[String], docs: Vec<KnowledgeDoc>) {
-        let mut postings: Vec<Vec<(usize, u32)>> = vec![Vec::new(); words.len()];
-        for doc in docs {
-            let tf = term_frequencies(&doc.text, words);
-            let id = (doc.kind, doc.item_id.clone());
-            let at = match self.by_id.get(&id) {
-                Some(&at) => at,
-                None => {
-                    self.docs.push(doc);
-                    self.by_id.insert(id, self.docs.len() - 1);
-                    self.docs.len() - 1
-                }
-            };
-            for (w, &n) in tf.iter().enumerate() {
-                if n > 0 {
-                    postings[w].push((at, n));
-                }
-            }
-        }
-        for (word, list) in words.iter().zip(postings) {
-            self.postings.insert(word.clone(), list);
-        }
-    }
-}
 
 /// Per-session retrieval statistics, shared by the calls of one model adapter. Cheap to
 /// clone; `Default` is an empty cache (a one-off ranking, as the inspector makes).
@@ -150,6 +96,7 @@ impl KnowledgeIndex {
         if words.is_empty() {
             return Ok(Vec::new());
         }
+        self.catch_up(store, key, version).await?;
         let (missing, need_stats) = {
             let mut sessions = self.lock();
             if sessions.len() >= SESSIONS && !sessions.contains_key(key) {
@@ -159,6 +106,7 @@ impl KnowledgeIndex {
                 .entry(key.to_owned())
                 .or_insert_with(|| SessionIndex::new(version));
             if index.version != version {
+                // Could not catch up (see `catch_up`): start over.
                 let recent = std::mem::take(&mut index.recent);
                 *index = SessionIndex::new(version);
                 index.recent = recent;
@@ -224,10 +172,12 @@ impl KnowledgeIndex {
     }
 
     /// Brings session `key`'s cache to its current memory version, off the send path (the
-    /// engine calls it after each memory cycle): when the version moved, the memory's
-    /// vocabulary is brought up to date, and the statistics and the matches of the
-    /// session's recently searched keywords are read again, so the next model call finds them
-    /// cached. Nothing to do for a session never searched or current.
+    /// engine calls it after each memory cycle): the memory's vocabulary is brought up to
+    /// date, and the cache catches up from what changed (`knowledge_session`), so the next
+    /// model call finds it current. Every [`REBUILD_AFTER`] items recorded since it was
+    /// built, it is built anew from the recently searched keywords instead, on the
+    /// background connection: that drops replaced notes and brings each keyword back to
+    /// its newest [`MATCHES_PER_COLLECTION`]. Nothing to do for a session never searched.
     pub async fn refresh(&self, store: &Store, key: &str) -> StoreResult<()> {
         let Some(state) = store.memory_state(key).await? else {
             return Ok(());
@@ -244,22 +194,65 @@ impl KnowledgeIndex {
             }
             vocabularies.insert(key.to_owned(), vocabulary);
         }
-        let words = match self.lock().get(key) {
-            Some(index) if index.version < state.version => index.recent.clone(),
-            _ => return Ok(()),
+        let rebuild = match self.lock().get(key) {
+            Some(index) => index.recorded_since_built() > REBUILD_AFTER,
+            None => return Ok(()),
         };
-        let stats = store.knowledge_stats(key).await?;
+        if !rebuild {
+            self.catch_up(store, key, state.version).await?;
+            if self
+                .lock()
+                .get(key)
+                .is_some_and(|i| i.version >= state.version)
+            {
+                return Ok(());
+            }
+        }
+        let (words, built_from) = match self.lock().get(key) {
+            Some(index) => (index.recent.clone(), index.version),
+            None => return Ok(()),
+        };
+        let stats = store.knowledge_stats_in_background(key).await?;
         let found = store
-            .knowledge_matches(&words, key, MATCHES_PER_COLLECTION)
+            .knowledge_matches_in_background(&words, key, MATCHES_PER_COLLECTION)
             .await?;
         let mut fresh = SessionIndex::new(state.version);
         fresh.stats = Some(stats);
         fresh.add(&words, found);
         fresh.recent = words;
+        fresh.built();
         let mut sessions = self.lock();
-        // A model call may have moved the entry to this version or a newer one meanwhile.
-        if sessions.get(key).is_some_and(|i| i.version < state.version) {
+        // A model call may have moved the entry past this version meanwhile.
+        if sessions
+            .get(key)
+            .is_some_and(|i| i.version <= state.version && i.version >= built_from)
+        {
             sessions.insert(key.to_owned(), fresh);
+        }
+        Ok(())
+    }
+
+    /// Brings session `key`'s cached index to `version` from what changed since it was
+    /// built or last caught up ([`Store::memory_delta`]: the messages archived since, and
+    /// the notes), instead of reading every cached keyword again. Leaves it as it is when
+    /// it cannot (the search then starts over).
+    async fn catch_up(&self, store: &Store, key: &str, version: i64) -> StoreResult<()> {
+        let from = match self.lock().get(key) {
+            Some(index) if index.version < version => {
+                index.stats.map(|s| (index.version, s.archive_mark))
+            }
+            _ => None,
+        };
+        let Some((from, mark)) = from else {
+            return Ok(());
+        };
+        let delta = store.memory_delta(key, mark).await?;
+        let mut sessions = self.lock();
+        if let Some(index) = sessions.get_mut(key) {
+            // Unless another call moved it meanwhile.
+            if index.version == from {
+                index.catch_up(version, delta);
+            }
         }
         Ok(())
     }
@@ -400,6 +393,7 @@ fn newest_first(a: &str, b: &str) -> std::cmp::Ordering {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::KnowledgeStats;
 
     fn words(list: &[&str]) -> Vec<String> {
         list.iter().map(|w| w.to_string()).collect()
@@ -431,6 +425,7 @@ mod tests {
         index.stats = Some(KnowledgeStats {
             items: [20, 2, 0],
             tokens: [100, 10, 0],
+            ..KnowledgeStats::default()
         });
         let w = words(&["heron", "lake"]);
         index.add(
@@ -457,6 +452,7 @@ mod tests {
         index.stats = Some(KnowledgeStats {
             items: [3, 0, 0],
             tokens: [9, 0, 0],
+            ..KnowledgeStats::default()
         });
         let w = words(&["otter"]);
         index.add(&w, vec![doc(SearchHitKind::Message, "1", "an otter swims")]);

@@ -1,7 +1,9 @@
 //! The chat's hot path: the few statements every turn or every model call runs, on dedicated
 //! rusqlite connections, inline on the caller's thread. One connection writes (message
 //! appends and updates), one reads (what context assembly reads before each model call: the
-//! memory state and the knowledge search).
+//! memory state and the knowledge search). A third runs the same reads for background work
+//! (retrieval's refresh), always on a blocking thread (`HotConnection::run_blocking`), so
+//! the send path never waits behind it for the connection or an executor thread.
 //!
 //! Why not sqlx here: every sqlx SQLite query is a round trip to the connection's worker
 //! thread plus a pool checkout with a liveness ping, and every row of a result is one more
@@ -109,6 +111,16 @@ impl HotConnection {
             return done;
         }
         // Wait for the lock, or for the connection, off the executor.
+        self.run_blocking(statement).await
+    }
+
+    /// Runs `statement` on a blocking thread, never inline: for statements that may run long
+    /// (background work), which must not hold an executor thread.
+    pub(super) async fn run_blocking<T, F>(&self, statement: F) -> Result<T, HotError>
+    where
+        F: Fn(&Connection) -> rusqlite::Result<T> + Send + 'static,
+        T: Send + 'static,
+    {
         let hot = self.clone();
         tokio::task::spawn_blocking(move || {
             hot.with_conn(|conn| {

@@ -93,7 +93,33 @@ SELECT (SELECT COUNT(*) FROM archived_messages WHERE session_id = (SELECT id FRO
        (SELECT COUNT(*) FROM observations WHERE session_id = (SELECT id FROM sess)),
        (SELECT COALESCE(SUM(token_count), 0) FROM observations WHERE session_id = (SELECT id FROM sess)),
        (SELECT COUNT(*) FROM reflections WHERE session_id = (SELECT id FROM sess)),
-       (SELECT COALESCE(SUM(token_count), 0) FROM reflections WHERE session_id = (SELECT id FROM sess))";
+       (SELECT COALESCE(SUM(token_count), 0) FROM reflections WHERE session_id = (SELECT id FROM sess)),
+       COALESCE((SELECT id FROM sess), 0),
+       -- Archived rows still queued for the search index are not matched yet: the mark
+       -- stays below them, so the next catch-up reads them.
+       COALESCE((SELECT MIN(a.seq) - 1 FROM archived_messages a JOIN message_fts_pending p ON p.id = a.id
+                  WHERE a.session_id = (SELECT id FROM sess)),
+                (SELECT MAX(seq) FROM archived_messages WHERE session_id = (SELECT id FROM sess)),
+                0)";
+
+/// What changed in a session's memory since an archive mark (`?2`, a seq), in one
+/// snapshot: the session's id, the archived plain messages after the mark, the new mark,
+/// and every observation and reflection (few, and edited in place).
+const MEMORY_DELTA: &str = "
+WITH sess AS (SELECT id FROM sessions WHERE key = ?1)
+SELECT 'session', '', '', 0, COALESCE((SELECT id FROM sess), 0)
+UNION ALL
+SELECT 'mark', '', '', 0, COALESCE(MAX(a.seq), ?2) FROM archived_messages a
+ WHERE a.session_id = (SELECT id FROM sess) AND a.seq > ?2
+UNION ALL
+SELECT 'message', CAST(a.id AS TEXT), a.content, a.token_count, a.seq FROM archived_messages a
+ WHERE a.session_id = (SELECT id FROM sess) AND a.seq > ?2 AND a.kind = 'message' AND a.content <> ''
+UNION ALL
+SELECT 'observation', o.id, o.content, o.token_count, 0 FROM observations o
+ WHERE o.session_id = (SELECT id FROM sess)
+UNION ALL
+SELECT 'reflection', r.id, r.content, r.token_count, 0 FROM reflections r
+ WHERE r.session_id = (SELECT id FROM sess)";
 
 /// An item knowledge retrieval may rank, unranked.
 #[derive(Debug, Clone, PartialEq)]
@@ -136,10 +162,96 @@ SELECT r.content FROM reflections r WHERE r.session_id = (SELECT id FROM session
 pub struct KnowledgeStats {
     pub items: [i64; 3],
     pub tokens: [i64; 3],
+    /// The session's row id (0: unknown session): a session deleted and created again under
+    /// the same key is another one.
+    pub session_id: i64,
+    /// The archive mark: archived messages up to this seq were matchable when these were
+    /// read ([`Store::memory_delta`] reads what came after).
+    pub archive_mark: i64,
+}
+
+/// What changed in a session's memory since an archive mark ([`Store::memory_delta`]).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct MemoryDelta {
+    pub session_id: i64,
+    /// The new mark: the last archived seq.
+    pub archive_mark: i64,
+    /// Archived plain messages after the old mark.
+    pub archived: Vec<KnowledgeDoc>,
+    /// Every observation and reflection of the session.
+    pub notes: Vec<KnowledgeDoc>,
 }
 
 /// A text to embed: `(collection, item id, text)`.
 pub type PendingEmbedding = (String, String, String);
+
+/// One [`KNOWLEDGE_MATCHES`] query per word, each item once: (collection, id, text, tokens).
+struct MatchesRead {
+    queries: Vec<String>,
+    key: String,
+    per_collection: i64,
+}
+
+type MatchRow = (String, String, String, i64);
+
+impl MatchesRead {
+    /// None: no word can match anything.
+    fn new(words: &[String], key: &str, per_collection: u32) -> Option<Self> {
+        let queries: Vec<String> = words
+            .iter()
+            .filter_map(|w| to_fts_any_query(std::slice::from_ref(w)))
+            .map(|fts| text_only(&fts))
+            .collect();
+        (!queries.is_empty()).then(|| MatchesRead {
+            queries,
+            key: key.to_owned(),
+            per_collection: i64::from(per_collection),
+        })
+    }
+
+    fn run(&self, conn: &rusqlite::Connection) -> rusqlite::Result<Vec<MatchRow>> {
+        let mut statement = conn.prepare_cached(KNOWLEDGE_MATCHES)?;
+        let mut seen = std::collections::HashSet::new();
+        let mut rows = Vec::new();
+        for query in &self.queries {
+            let matched = statement.query_map(
+                rusqlite::params![query, self.key, self.per_collection],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+            )?;
+            for row in matched {
+                let row: MatchRow = row?;
+                if seen.insert((row.0.clone(), row.1.clone())) {
+                    rows.push(row);
+                }
+            }
+        }
+        Ok(rows)
+    }
+}
+
+fn docs(rows: Vec<MatchRow>) -> Vec<KnowledgeDoc> {
+    rows.into_iter()
+        .filter_map(|(kind, item_id, text, tokens)| {
+            Some(KnowledgeDoc {
+                kind: SearchHitKind::from_name(&kind)?,
+                item_id,
+                text,
+                tokens,
+            })
+        })
+        .collect()
+}
+
+fn knowledge_stats_of(conn: &rusqlite::Connection, key: &str) -> rusqlite::Result<KnowledgeStats> {
+    conn.prepare_cached(KNOWLEDGE_STATS)?.query_row([key], |r| {
+        Ok(KnowledgeStats {
+            items: [r.get(0)?, r.get(2)?, r.get(4)?],
+            tokens: [r.get(1)?, r.get(3)?, r.get(5)?],
+            session_id: r.get(6)?,
+            archive_mark: r.get(7)?,
+        })
+    })
+}
 
 impl Store {
     /// The session's memory version and what it holds, in one read; None for an unknown key.
@@ -175,46 +287,27 @@ impl Store {
         key: &str,
         per_collection: u32,
     ) -> StoreResult<Vec<KnowledgeDoc>> {
-        let queries: Vec<String> = words
-            .iter()
-            .filter_map(|w| to_fts_any_query(std::slice::from_ref(w)))
-            .map(|fts| text_only(&fts))
-            .collect();
-        if queries.is_empty() {
-            return Ok(Vec::new());
+        match MatchesRead::new(words, key, per_collection) {
+            Some(read) => Ok(docs(self.hot_read(move |conn| read.run(conn)).await?)),
+            None => Ok(Vec::new()),
         }
-        let key = key.to_owned();
-        let rows: Vec<(String, String, String, i64)> = self
-            .hot_read(move |conn| {
-                let mut statement = conn.prepare_cached(KNOWLEDGE_MATCHES)?;
-                let mut seen = std::collections::HashSet::new();
-                let mut rows = Vec::new();
-                for query in &queries {
-                    let matched = statement.query_map(
-                        rusqlite::params![query, key, i64::from(per_collection)],
-                        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
-                    )?;
-                    for row in matched {
-                        let row: (String, String, String, i64) = row?;
-                        if seen.insert((row.0.clone(), row.1.clone())) {
-                            rows.push(row);
-                        }
-                    }
-                }
-                Ok(rows)
-            })
-            .await?;
-        Ok(rows
-            .into_iter()
-            .filter_map(|(kind, item_id, text, tokens)| {
-                Some(KnowledgeDoc {
-                    kind: SearchHitKind::from_name(&kind)?,
-                    item_id,
-                    text,
-                    tokens,
-                })
-            })
-            .collect())
+    }
+
+    /// [`Store::knowledge_matches`] for background work (retrieval's refresh after a memory
+    /// cycle, dozens of words at once): on its own connection and a blocking thread, so the
+    /// send path's reads never wait behind it.
+    pub async fn knowledge_matches_in_background(
+        &self,
+        words: &[String],
+        key: &str,
+        per_collection: u32,
+    ) -> StoreResult<Vec<KnowledgeDoc>> {
+        match MatchesRead::new(words, key, per_collection) {
+            Some(read) => Ok(docs(
+                self.background_read(move |conn| read.run(conn)).await?,
+            )),
+            None => Ok(Vec::new()),
+        }
     }
 
     /// Session `key`'s archived messages after id `after`, its archived row count and all its
@@ -270,16 +363,52 @@ impl Store {
     /// Memory items and tokens per collection of session `key` (zeros for an unknown key).
     pub async fn knowledge_stats(&self, key: &str) -> StoreResult<KnowledgeStats> {
         let key = key.to_owned();
+        self.hot_read(move |conn| knowledge_stats_of(conn, &key))
+            .await
+    }
+
+    /// What changed in session `key`'s memory since archive mark `mark` (see [`MemoryDelta`]):
+    /// lets retrieval bring its cache to a new memory version by reading only the change.
+    /// On the hot read connection: it runs on the send path.
+    pub async fn memory_delta(&self, key: &str, mark: i64) -> StoreResult<MemoryDelta> {
+        let key = key.to_owned();
         self.hot_read(move |conn| {
-            conn.prepare_cached(KNOWLEDGE_STATS)?
-                .query_row([&key], |r| {
-                    Ok(KnowledgeStats {
-                        items: [r.get(0)?, r.get(2)?, r.get(4)?],
-                        tokens: [r.get(1)?, r.get(3)?, r.get(5)?],
+            let mut delta = MemoryDelta {
+                archive_mark: mark,
+                ..MemoryDelta::default()
+            };
+            let mut statement = conn.prepare_cached(MEMORY_DELTA)?;
+            let mut rows = statement.query(rusqlite::params![key, mark])?;
+            while let Some(r) = rows.next()? {
+                let kind: String = r.get(0)?;
+                let doc = |kind| -> rusqlite::Result<KnowledgeDoc> {
+                    Ok(KnowledgeDoc {
+                        kind,
+                        item_id: r.get(1)?,
+                        text: r.get(2)?,
+                        tokens: r.get(3)?,
                     })
-                })
+                };
+                match kind.as_str() {
+                    "session" => delta.session_id = r.get(4)?,
+                    "mark" => delta.archive_mark = r.get(4)?,
+                    "message" => delta.archived.push(doc(SearchHitKind::Message)?),
+                    "observation" => delta.notes.push(doc(SearchHitKind::Observation)?),
+                    "reflection" => delta.notes.push(doc(SearchHitKind::Reflection)?),
+                    _ => {}
+                }
+            }
+            Ok(delta)
         })
         .await
+    }
+
+    /// [`Store::knowledge_stats`] on the background connection (see
+    /// [`Store::knowledge_matches_in_background`]).
+    pub async fn knowledge_stats_in_background(&self, key: &str) -> StoreResult<KnowledgeStats> {
+        let key = key.to_owned();
+        self.background_read(move |conn| knowledge_stats_of(conn, &key))
+            .await
     }
 
     /// The texts of these items of session `key` (`(collection, id)` pairs; messages from the

@@ -55,7 +55,9 @@ pub use compaction::{SummaryRow, SUMMARY_PREFIX};
 pub use error::{StoreError, StoreResult};
 pub use find::{FindMatches, FIND_MAX};
 pub use imports::{ImportOutcome, ImportRow, ImportWrite};
-pub use knowledge::{KnowledgeDoc, KnowledgeStats, MemoryState, MemoryTexts, PendingEmbedding};
+pub use knowledge::{
+    KnowledgeDoc, KnowledgeStats, MemoryDelta, MemoryState, MemoryTexts, PendingEmbedding,
+};
 pub use memory_failures::MemoryFailure;
 pub use models::{
     HistoryTail, MessageKind, MessageStatus, NewMessage, Observation, Recorded, Reflection,
@@ -66,7 +68,9 @@ pub use open::MIGRATOR;
 pub use vectors::{Triple, VectorRow};
 pub use writable::folder_is_writable;
 
-pub(crate) use snippet::{fold, index_words, plain_snippet, term_frequencies, SNIPPET_TOKENS};
+pub(crate) use snippet::{
+    fold, index_words, plain_snippet, term_frequencies, word_counts, SNIPPET_TOKENS,
+};
 
 /// A handle to the database. Cheap to clone.
 #[derive(Clone, Debug)]
@@ -82,6 +86,10 @@ struct Inner {
     hot_writer: hot_path::HotConnection,
     /// The reads before each model call (`hot_path`).
     hot_reader: hot_path::HotConnection,
+    /// The same statements run in the background (retrieval's refresh after a memory cycle):
+    /// always on a blocking thread, so a long one neither blocks an executor thread nor
+    /// keeps the send path's reads waiting for `hot_reader`.
+    background_reader: hot_path::HotConnection,
     writer: SqlitePool,
     reader: SqlitePool,
     path: PathBuf,
@@ -117,6 +125,7 @@ impl Store {
         let _gate = self.inner.write_gate.lock().await;
         self.inner.hot_writer.close();
         self.inner.hot_reader.close();
+        self.inner.background_reader.close();
         self.inner.reader.close().await;
         if self.inner.read_only {
             self.inner.writer.close().await;
@@ -166,6 +175,20 @@ impl Store {
         self.inner
             .hot_reader
             .run(statement)
+            .await
+            .map_err(|e| error::classify_hot(e, &self.inner.path, &self.inner.backups_dir))
+    }
+
+    /// Runs one read on the background read connection, on a blocking thread (see
+    /// `Inner::background_reader`).
+    async fn background_read<T, F>(&self, statement: F) -> StoreResult<T>
+    where
+        F: Fn(&rusqlite::Connection) -> rusqlite::Result<T> + Send + 'static,
+        T: Send + 'static,
+    {
+        self.inner
+            .background_reader
+            .run_blocking(statement)
             .await
             .map_err(|e| error::classify_hot(e, &self.inner.path, &self.inner.backups_dir))
     }

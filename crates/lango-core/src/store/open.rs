@@ -82,13 +82,18 @@ impl Store {
             HotConnection::open(path, access, BUSY_TIMEOUT)
                 .map_err(|e| classify_hot(HotError::Sqlite(e), path, backups_dir))
         };
-        let (hot_writer, hot_reader) = (hot(Access::ReadWrite)?, hot(Access::ReadOnly)?);
+        let (hot_writer, hot_reader, background_reader) = (
+            hot(Access::ReadWrite)?,
+            hot(Access::ReadOnly)?,
+            hot(Access::ReadOnly)?,
+        );
 
         Ok(Store {
             inner: Arc::new(Inner {
                 write_gate: tokio::sync::Mutex::new(()),
                 hot_writer,
                 hot_reader,
+                background_reader,
                 writer,
                 reader,
                 path: path.to_path_buf(),

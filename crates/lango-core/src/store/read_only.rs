@@ -85,13 +85,14 @@ impl Store {
             HotConnection::open_read_only(&uri(path, immutable), BUSY_TIMEOUT)
                 .map_err(|e| classify_hot(HotError::Sqlite(e), path, backups_dir))
         };
-        let (hot_writer, hot_reader) = (hot()?, hot()?);
+        let (hot_writer, hot_reader, background_reader) = (hot()?, hot()?, hot()?);
         tracing::info!(path = %path.display(), immutable, "database opened read-only");
         Ok(Store {
             inner: Arc::new(Inner {
                 write_gate: tokio::sync::Mutex::new(()),
                 hot_writer,
                 hot_reader,
+                background_reader,
                 writer,
                 reader,
                 path: path.to_path_buf(),

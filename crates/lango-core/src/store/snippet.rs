@@ -104,6 +104,24 @@ pub(crate) fn term_frequencies(text: &str, words: &[String]) -> Vec<u32> {
     counts
 }
 
+/// How often each word of `words` (folded, by position) occurs in `text`: the words held
+/// and their counts. [`term_frequencies`] for many words at once (a map lookup per token).
+pub(crate) fn word_counts(
+    text: &str,
+    words: &std::collections::HashMap<String, usize>,
+) -> Vec<(usize, u32)> {
+    let mut counts: Vec<(usize, u32)> = Vec::new();
+    for t in tokens_matching(text, &|token| words.get(&fold(token)).copied()) {
+        if let Some(w) = t.word {
+            match counts.iter_mut().find(|(at, _)| *at == w) {
+                Some((_, n)) => *n += 1,
+                None => counts.push((w, 1)),
+            }
+        }
+    }
+    counts
+}
+
 /// The best window of `n` tokens of `text` for `words`, `…` at a cut. A text of at most `n`
 /// tokens is returned whole.
 pub(crate) fn plain_snippet(text: &str, words: &[String], n: usize) -> String {

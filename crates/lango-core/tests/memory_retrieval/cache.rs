@@ -172,3 +172,57 @@ async fn words_the_memory_never_held_are_not_read_on_the_send_path() {
         "both answered from the refreshed cache"
     );
 }
+
+/// A memory change (a memory cycle saving a note and archiving messages) costs the next
+/// retrieval only the change: it reads what was archived and the notes, not every cached
+/// keyword's matches again, and finds the new items at once; a deleted note is gone at once.
+#[tokio::test]
+async fn after_a_memory_change_retrieval_reads_only_the_change() {
+    use lango_core::memory::knowledge_index::KnowledgeIndex;
+
+    let (_d, store) = temp_store().await;
+    store.create_session("s", "").await.unwrap();
+    observe(&store, "s", "User keeps bees on the roof").await;
+    let index = KnowledgeIndex::default();
+    let ask = |query: &'static str| cached(&index, &store, query);
+    let texts = |found: &[lango_core::memory::knowledge::Candidate]| -> Vec<String> {
+        let mut t: Vec<String> = found.iter().map(|c| c.content.clone()).collect();
+        t.sort();
+        t
+    };
+    assert_eq!(ask("the bees and the kayak?").await.len(), 1);
+    let read = index.counts().read;
+
+    // A memory cycle: a new note, and the oldest messages archived.
+    let note = observe(&store, "s", "The bees swarmed near the kayak").await;
+    say(&store, "s", "user", "The kayak is stored in the garage").await;
+    say(&store, "s", "assistant", "Noted.").await;
+    store.compact_messages("s", 1, "summary").await.unwrap();
+    let found = ask("the bees and the kayak?").await;
+    assert_eq!(
+        texts(&found),
+        [
+            "The bees swarmed near the kayak",
+            "The kayak is stored in the garage",
+            "User keeps bees on the roof",
+        ],
+        "the new note and the archived message are found at once"
+    );
+    assert_eq!(
+        index.counts().read,
+        read,
+        "no cached keyword was read again"
+    );
+
+    store.delete_observations(&[note.id]).await.unwrap();
+    let found = ask("the bees and the kayak?").await;
+    assert_eq!(
+        texts(&found),
+        [
+            "The kayak is stored in the garage",
+            "User keeps bees on the roof"
+        ],
+        "a deleted note is gone at once"
+    );
+    assert_eq!(index.counts().read, read);
+}
