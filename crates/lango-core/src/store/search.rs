@@ -293,13 +293,32 @@ impl Store {
             || [&messages, &observations, &reflections]
                 .iter()
                 .any(|ids| ids.len() >= window as usize);
-        let rows: Vec<CandidateRow> = sqlx::query_as(CANDIDATE_ROWS)
-            .bind(json_ids(&messages))
-            .bind(json_ids(&observations))
-            .bind(json_ids(&reflections))
-            .fetch_all(self.reader())
-            .await
-            .map_err(|e| self.err(e))?;
+        // Up to a few thousand rows with their text: read on a blocking thread by rusqlite,
+        // which decodes them where it runs (sqlx hands each row over from its worker
+        // thread: 13 ms for 2,100 rows at 1M messages).
+        let ids = [
+            json_ids(&messages),
+            json_ids(&observations),
+            json_ids(&reflections),
+        ];
+        let rows: Vec<CandidateRow> = self
+            .background_read(move |conn| {
+                let mut statement = conn.prepare_cached(CANDIDATE_ROWS)?;
+                let rows = statement.query_map(rusqlite::params![ids[0], ids[1], ids[2]], |r| {
+                    Ok(CandidateRow {
+                        kind: r.get(0)?,
+                        id: r.get(1)?,
+                        item_id: r.get(2)?,
+                        session_id: r.get(3)?,
+                        seq: r.get(4)?,
+                        content: r.get(5)?,
+                        created_at: r.get(6)?,
+                        archived: r.get(7)?,
+                    })
+                })?;
+                rows.collect()
+            })
+            .await?;
         let ranked = rank(rows, &terms);
         let total = ranked.len() as u64;
         let start = (page.offset as usize).min(ranked.len());
