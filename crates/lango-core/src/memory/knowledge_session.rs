@@ -103,11 +103,19 @@ impl SessionIndex {
             stats.items[kind.position()] = of_kind.clone().count() as i64;
             stats.tokens[kind.position()] = of_kind.map(|d| d.tokens).sum();
         }
-        // Archived messages after the mark: not in the statistics, which were read with it.
-        let archived = delta.archived;
-        stats.items[0] += archived.len() as i64;
-        stats.tokens[0] += archived.iter().map(|d| d.tokens).sum::<i64>();
-        stats.archive_mark = stats.archive_mark.max(delta.archive_mark);
+        // Archived messages after the mark; those after the last counted one are new to the
+        // statistics (one still queued for indexing comes again, see `Store::memory_delta`).
+        let counted = stats.archive_counted;
+        let (new_items, new_tokens) = delta
+            .archived
+            .iter()
+            .filter(|(seq, _)| *seq > counted)
+            .fold((0, 0), |(n, t), (_, d)| (n + 1, t + d.tokens));
+        stats.items[0] += new_items;
+        stats.tokens[0] += new_tokens;
+        stats.archive_counted = counted.max(delta.archive_last);
+        stats.archive_mark = delta.archive_mark;
+        let archived = delta.archived.into_iter().map(|(_, d)| d);
 
         let words: HashMap<String, usize> = self
             .postings
@@ -116,7 +124,7 @@ impl SessionIndex {
             .map(|(i, w)| (w.clone(), i))
             .collect();
         let mut added: Vec<Vec<(usize, u32)>> = vec![Vec::new(); words.len()];
-        for doc in archived.into_iter().chain(delta.notes) {
+        for doc in archived.chain(delta.notes) {
             let counts = word_counts(&doc.text, &words);
             let at = self.record(doc);
             for (w, n) in counts {

@@ -100,16 +100,25 @@ SELECT (SELECT COUNT(*) FROM archived_messages WHERE session_id = (SELECT id FRO
        COALESCE((SELECT MIN(a.seq) - 1 FROM archived_messages a JOIN message_fts_pending p ON p.id = a.id
                   WHERE a.session_id = (SELECT id FROM sess)),
                 (SELECT MAX(seq) FROM archived_messages WHERE session_id = (SELECT id FROM sess)),
-                0)";
+                0),
+       COALESCE((SELECT MAX(seq) FROM archived_messages WHERE session_id = (SELECT id FROM sess)), 0)";
 
 /// What changed in a session's memory since an archive mark (`?2`, a seq), in one
-/// snapshot: the session's id, the archived plain messages after the mark, the new mark,
-/// and every observation and reflection (few, and edited in place).
+/// snapshot: the session's id, the archived plain messages after the mark, the new mark
+/// (below any of them still queued for the search index, so they come again once indexed:
+/// a keyword first read meanwhile did not match them) and the last archived seq, and every
+/// observation and reflection (few, and edited in place).
 const MEMORY_DELTA: &str = "
 WITH sess AS (SELECT id FROM sessions WHERE key = ?1)
 SELECT 'session', '', '', 0, COALESCE((SELECT id FROM sess), 0)
 UNION ALL
-SELECT 'mark', '', '', 0, COALESCE(MAX(a.seq), ?2) FROM archived_messages a
+SELECT 'mark', '', '', 0,
+       COALESCE((SELECT MIN(a.seq) - 1 FROM archived_messages a JOIN message_fts_pending p ON p.id = a.id
+                  WHERE a.session_id = (SELECT id FROM sess) AND a.seq > ?2),
+                (SELECT MAX(a.seq) FROM archived_messages a WHERE a.session_id = (SELECT id FROM sess) AND a.seq > ?2),
+                ?2)
+UNION ALL
+SELECT 'last', '', '', 0, COALESCE(MAX(a.seq), ?2) FROM archived_messages a
  WHERE a.session_id = (SELECT id FROM sess) AND a.seq > ?2
 UNION ALL
 SELECT 'message', CAST(a.id AS TEXT), a.content, a.token_count, a.seq FROM archived_messages a
@@ -168,16 +177,20 @@ pub struct KnowledgeStats {
     /// The archive mark: archived messages up to this seq were matchable when these were
     /// read ([`Store::memory_delta`] reads what came after).
     pub archive_mark: i64,
+    /// The last archived seq the counts include (at or past the mark).
+    pub archive_counted: i64,
 }
 
 /// What changed in a session's memory since an archive mark ([`Store::memory_delta`]).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct MemoryDelta {
     pub session_id: i64,
-    /// The new mark: the last archived seq.
+    /// The new mark (see [`KnowledgeStats::archive_mark`]).
     pub archive_mark: i64,
-    /// Archived plain messages after the old mark.
-    pub archived: Vec<KnowledgeDoc>,
+    /// The last archived seq.
+    pub archive_last: i64,
+    /// Archived plain messages after the old mark, with their seq.
+    pub archived: Vec<(i64, KnowledgeDoc)>,
     /// Every observation and reflection of the session.
     pub notes: Vec<KnowledgeDoc>,
 }
@@ -249,6 +262,7 @@ fn knowledge_stats_of(conn: &rusqlite::Connection, key: &str) -> rusqlite::Resul
             tokens: [r.get(1)?, r.get(3)?, r.get(5)?],
             session_id: r.get(6)?,
             archive_mark: r.get(7)?,
+            archive_counted: r.get(8)?,
         })
     })
 }
@@ -375,6 +389,7 @@ impl Store {
         self.hot_read(move |conn| {
             let mut delta = MemoryDelta {
                 archive_mark: mark,
+                archive_last: mark,
                 ..MemoryDelta::default()
             };
             let mut statement = conn.prepare_cached(MEMORY_DELTA)?;
@@ -392,7 +407,10 @@ impl Store {
                 match kind.as_str() {
                     "session" => delta.session_id = r.get(4)?,
                     "mark" => delta.archive_mark = r.get(4)?,
-                    "message" => delta.archived.push(doc(SearchHitKind::Message)?),
+                    "last" => delta.archive_last = r.get(4)?,
+                    "message" => delta
+                        .archived
+                        .push((r.get(4)?, doc(SearchHitKind::Message)?)),
                     "observation" => delta.notes.push(doc(SearchHitKind::Observation)?),
                     "reflection" => delta.notes.push(doc(SearchHitKind::Reflection)?),
                     _ => {}

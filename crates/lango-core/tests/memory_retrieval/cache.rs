@@ -226,3 +226,41 @@ async fn after_a_memory_change_retrieval_reads_only_the_change() {
     );
     assert_eq!(index.counts().read, read);
 }
+
+/// A message archived while still queued for the search index cannot be matched by a keyword
+/// searched for the first time meanwhile; once it is indexed (a memory change), the next
+/// call finds it.
+#[tokio::test]
+async fn a_message_archived_before_it_was_indexed_is_found_once_indexed() {
+    use lango_core::memory::knowledge_index::KnowledgeIndex;
+
+    let (_d, store) = temp_store().await;
+    store.create_session("s", "").await.unwrap();
+    observe(&store, "s", "User keeps bees on the roof").await;
+    let index = KnowledgeIndex::default();
+    let ask = |query: &'static str| cached(&index, &store, query);
+    assert_eq!(ask("bees?").await.len(), 1);
+
+    // Archived by a compaction before the indexing got to it.
+    for (role, text) in [
+        ("user", "The canoe is stored in the barn"),
+        ("assistant", "Noted."),
+    ] {
+        store
+            .append_message("s", NewMessage::new(role, text))
+            .await
+            .unwrap();
+    }
+    store.compact_messages("s", 1, "summary").await.unwrap();
+    assert_eq!(ask("bees?").await.len(), 1);
+    ask("canoe barn?").await;
+
+    store.index_pending_messages().await.unwrap();
+    let found = ask("canoe barn?").await;
+    assert!(
+        found
+            .iter()
+            .any(|c| c.content == "The canoe is stored in the barn"),
+        "{found:?}"
+    );
+}
