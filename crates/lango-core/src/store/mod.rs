@@ -21,6 +21,7 @@ mod find;
 mod hot_path;
 mod imports;
 mod knowledge;
+mod knowledge_delta;
 mod memory;
 mod memory_failures;
 mod memory_records;
@@ -55,9 +56,8 @@ pub use compaction::{SummaryRow, SUMMARY_PREFIX};
 pub use error::{StoreError, StoreResult};
 pub use find::{FindMatches, FIND_MAX};
 pub use imports::{ImportOutcome, ImportRow, ImportWrite};
-pub use knowledge::{
-    KnowledgeDoc, KnowledgeStats, MemoryDelta, MemoryState, MemoryTexts, PendingEmbedding,
-};
+pub use knowledge::{KnowledgeDoc, MemoryState, MemoryTexts, PendingEmbedding};
+pub use knowledge_delta::{KnowledgeStats, MemoryDelta};
 pub use memory_failures::MemoryFailure;
 pub use models::{
     HistoryTail, MessageKind, MessageStatus, NewMessage, Observation, Recorded, Reflection,
