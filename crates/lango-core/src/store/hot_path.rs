@@ -27,6 +27,11 @@ use std::time::Duration;
 
 use rusqlite::{Connection, ErrorCode, OpenFlags};
 
+/// The background connection's page cache (KiB): its reads are occasional, and the
+/// operating system caches the file anyway; SQLite's default 2 MiB per connection showed up
+/// in the soak's memory growth.
+pub(super) const BACKGROUND_CACHE_KIB: u32 = 256;
+
 /// What a hot connection may do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Access {
@@ -132,6 +137,13 @@ impl HotConnection {
         })
         .await
         .unwrap_or_else(|join| Err(HotError::Aborted(join.to_string())))
+    }
+
+    /// Caps the connection's page cache at `kib` KiB (SQLite's default is 2 MiB): for the
+    /// background connection, whose occasional reads need no cache of their own.
+    pub(super) fn limit_cache(self, kib: u32) -> Result<Self, HotError> {
+        self.with_conn(|conn| conn.execute_batch(&format!("PRAGMA cache_size = -{kib};")))?;
+        Ok(self)
     }
 
     /// Closes the connection; later statements fail with [`HotError::Closed`].

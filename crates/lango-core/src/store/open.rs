@@ -10,7 +10,7 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, S
 use sqlx::SqlitePool;
 
 use super::error::{classify, classify_hot, StoreError, StoreResult};
-use super::hot_path::{Access, HotConnection, HotError};
+use super::hot_path::{Access, HotConnection, HotError, BACKGROUND_CACHE_KIB};
 use super::search_index;
 use super::{writable, Inner, Store};
 use crate::paths::AppPaths;
@@ -85,7 +85,9 @@ impl Store {
         let (hot_writer, hot_reader, background_reader) = (
             hot(Access::ReadWrite)?,
             hot(Access::ReadOnly)?,
-            hot(Access::ReadOnly)?,
+            hot(Access::ReadOnly)?
+                .limit_cache(BACKGROUND_CACHE_KIB)
+                .map_err(|e| classify_hot(e, path, backups_dir))?,
         );
 
         Ok(Store {

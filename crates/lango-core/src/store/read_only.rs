@@ -18,7 +18,7 @@ use sqlx::sqlite::{SqliteConnectOptions, SqlitePoolOptions};
 use sqlx::SqlitePool;
 
 use super::error::{classify, classify_hot, StoreError, StoreResult};
-use super::hot_path::{HotConnection, HotError};
+use super::hot_path::{HotConnection, HotError, BACKGROUND_CACHE_KIB};
 use super::open::MIGRATOR;
 use super::search_index;
 use super::{Inner, Store};
@@ -85,7 +85,10 @@ impl Store {
             HotConnection::open_read_only(&uri(path, immutable), BUSY_TIMEOUT)
                 .map_err(|e| classify_hot(HotError::Sqlite(e), path, backups_dir))
         };
-        let (hot_writer, hot_reader, background_reader) = (hot()?, hot()?, hot()?);
+        let background_reader = hot()?
+            .limit_cache(BACKGROUND_CACHE_KIB)
+            .map_err(|e| classify_hot(e, path, backups_dir))?;
+        let (hot_writer, hot_reader) = (hot()?, hot()?);
         tracing::info!(path = %path.display(), immutable, "database opened read-only");
         Ok(Store {
             inner: Arc::new(Inner {
