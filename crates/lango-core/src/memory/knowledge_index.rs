@@ -28,7 +28,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use super::knowledge_session::SessionIndex;
 use super::knowledge_vocabulary::Vocabulary;
 use crate::store::{
-    fold, plain_snippet, term_frequencies, KnowledgeDoc, SearchHitKind, Store, StoreResult,
+    fold, plain_snippet, term_frequencies, KnowledgeDoc, ReadOn, SearchHitKind, Store, StoreResult,
     SNIPPET_TOKENS,
 };
 
@@ -96,7 +96,7 @@ impl KnowledgeIndex {
         if words.is_empty() {
             return Ok(Vec::new());
         }
-        self.catch_up(store, key, version).await?;
+        self.catch_up(store, key, version, ReadOn::SendPath).await?;
         let (missing, need_stats) = {
             let mut sessions = self.lock();
             if sessions.len() >= SESSIONS && !sessions.contains_key(key) {
@@ -134,7 +134,7 @@ impl KnowledgeIndex {
             .read
             .fetch_add(missing.len() as u64, Ordering::Relaxed);
         let stats = if need_stats {
-            Some(store.knowledge_stats(key).await?)
+            Some(store.knowledge_stats(key, ReadOn::SendPath).await?)
         } else {
             None
         };
@@ -142,7 +142,7 @@ impl KnowledgeIndex {
             Vec::new()
         } else {
             store
-                .knowledge_matches(&missing, key, MATCHES_PER_COLLECTION)
+                .knowledge_matches(&missing, key, MATCHES_PER_COLLECTION, ReadOn::SendPath)
                 .await?
         };
         let live = store.history_texts(key, MATCHES_PER_COLLECTION).await?;
@@ -199,7 +199,8 @@ impl KnowledgeIndex {
             None => return Ok(()),
         };
         if !rebuild {
-            self.catch_up(store, key, state.version).await?;
+            self.catch_up(store, key, state.version, ReadOn::Background)
+                .await?;
             if self
                 .lock()
                 .get(key)
@@ -212,9 +213,9 @@ impl KnowledgeIndex {
             Some(index) => (index.recent.clone(), index.version),
             None => return Ok(()),
         };
-        let stats = store.knowledge_stats_in_background(key).await?;
+        let stats = store.knowledge_stats(key, ReadOn::Background).await?;
         let found = store
-            .knowledge_matches_in_background(&words, key, MATCHES_PER_COLLECTION)
+            .knowledge_matches(&words, key, MATCHES_PER_COLLECTION, ReadOn::Background)
             .await?;
         let mut fresh = SessionIndex::new(state.version);
         fresh.stats = Some(stats);
@@ -236,7 +237,13 @@ impl KnowledgeIndex {
     /// built or last caught up ([`Store::memory_delta`]: the messages archived since, and
     /// the notes), instead of reading every cached keyword again. Leaves it as it is when
     /// it cannot (the search then starts over).
-    async fn catch_up(&self, store: &Store, key: &str, version: i64) -> StoreResult<()> {
+    async fn catch_up(
+        &self,
+        store: &Store,
+        key: &str,
+        version: i64,
+        on: ReadOn,
+    ) -> StoreResult<()> {
         let from = match self.lock().get(key) {
             Some(index) if index.version < version => {
                 index.stats.map(|s| (index.version, s.archive_mark))
@@ -246,7 +253,7 @@ impl KnowledgeIndex {
         let Some((from, mark)) = from else {
             return Ok(());
         };
-        let delta = store.memory_delta(key, mark).await?;
+        let delta = store.memory_delta(key, mark, on).await?;
         let mut sessions = self.lock();
         if let Some(index) = sessions.get_mut(key) {
             // Unless another call moved it meanwhile.

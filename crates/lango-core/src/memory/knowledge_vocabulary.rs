@@ -8,24 +8,23 @@
 //! (`KnowledgeIndex::refresh`), and is trusted only at the memory version it was built for:
 //! any later change to the memory makes retrieval read as before until the next refresh.
 //!
-//! It may hold more words than the memory (an observation edited or a row deleted since):
-//! a word it holds is read as before, so extra words cost a read, never a missed item. The
-//! archive only grows at its end (compaction archives the oldest rows, ids increasing), so
-//! it is read incrementally; when its row count says otherwise (a deletion, an import) it
-//! is read again whole. Observations and reflections are few and edited in place: they are
-//! read whole each time.
+//! It may hold more words than the memory (an observation edited or deleted since): a word
+//! it holds is read as before, so extra words cost a read, never a missed item. It is read
+//! from the same change retrieval's cache catches up from (`Store::memory_delta`): the
+//! messages archived since its last read (the archive only grows) and every note; a session
+//! re-created under the same key (another row id) is read again whole.
 
 use std::collections::HashSet;
 
-use crate::store::{index_words, Store, StoreResult};
+use crate::store::{index_words, ReadOn, Store, StoreResult};
 
 /// The words of one session's memory at one version.
 #[derive(Debug, Default, Clone)]
 pub(crate) struct Vocabulary {
     version: i64,
-    /// Archived messages read: the highest id, and how many rows there were.
-    archive_through: i64,
-    archive_rows: i64,
+    /// The session's row id, and the last archived seq read.
+    session_id: i64,
+    archive_last: i64,
     words: HashSet<String>,
 }
 
@@ -41,7 +40,7 @@ impl Vocabulary {
     }
 
     /// `previous` (if any) brought to `version`, the version read before the texts: texts
-    /// newer than it only add words, which is safe.
+    /// newer than it only add words, which is safe. Off the send path.
     pub(crate) async fn update(
         previous: Option<Vocabulary>,
         store: &Store,
@@ -49,24 +48,21 @@ impl Vocabulary {
         version: i64,
     ) -> StoreResult<Vocabulary> {
         let mut vocabulary = previous.unwrap_or_default();
-        let texts = store
-            .memory_texts_after(key, vocabulary.archive_through)
+        let mut delta = store
+            .memory_delta(key, vocabulary.archive_last, ReadOn::Background)
             .await?;
-        let added = i64::try_from(texts.archive.len()).unwrap_or(i64::MAX);
-        let texts = if vocabulary.archive_rows.saturating_add(added) == texts.archive_rows {
-            texts
-        } else {
+        if vocabulary.session_id != 0 && vocabulary.session_id != delta.session_id {
             vocabulary = Vocabulary::default();
-            store.memory_texts_after(key, 0).await?
-        };
-        for (id, text) in &texts.archive {
-            index_words(text, &mut vocabulary.words);
-            vocabulary.archive_through = vocabulary.archive_through.max(*id);
+            delta = store.memory_delta(key, 0, ReadOn::Background).await?;
         }
-        for note in &texts.notes {
-            index_words(note, &mut vocabulary.words);
+        for (_, doc) in &delta.archived {
+            index_words(&doc.text, &mut vocabulary.words);
         }
-        vocabulary.archive_rows = texts.archive_rows;
+        for note in &delta.notes {
+            index_words(&note.text, &mut vocabulary.words);
+        }
+        vocabulary.session_id = delta.session_id;
+        vocabulary.archive_last = delta.archive_last;
         vocabulary.version = version;
         Ok(vocabulary)
     }

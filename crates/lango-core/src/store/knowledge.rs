@@ -12,7 +12,7 @@ use rusqlite::OptionalExtension;
 use super::error::StoreResult;
 use super::models::SearchHitKind;
 use super::search::{text_only, to_fts_any_query};
-use super::Store;
+use super::{ReadOn, Store};
 
 /// What context assembly checks before each model call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -95,30 +95,6 @@ pub struct KnowledgeDoc {
     /// Its stored token count (the length BM25 normalises by).
     pub tokens: i64,
 }
-
-/// The texts of a session's memory for its vocabulary (`memory::knowledge_vocabulary`).
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct MemoryTexts {
-    /// Archived plain messages with an id above the one asked for: (id, text).
-    pub archive: Vec<(i64, String)>,
-    /// All archived plain messages of the session, counted.
-    pub archive_rows: i64,
-    /// Every observation and reflection.
-    pub notes: Vec<String>,
-}
-
-const ARCHIVE_TEXTS_AFTER: &str = "
-SELECT a.id, a.content FROM archived_messages a
- WHERE a.session_id = (SELECT id FROM sessions WHERE key = ?1) AND a.id > ?2
-   AND a.kind = 'message' AND a.content <> ''";
-const ARCHIVE_ROWS: &str = "
-SELECT COUNT(*) FROM archived_messages a
- WHERE a.session_id = (SELECT id FROM sessions WHERE key = ?1)
-   AND a.kind = 'message' AND a.content <> ''";
-const NOTE_TEXTS: &str = "
-SELECT o.content FROM observations o WHERE o.session_id = (SELECT id FROM sessions WHERE key = ?1)
-UNION ALL
-SELECT r.content FROM reflections r WHERE r.session_id = (SELECT id FROM sessions WHERE key = ?1)";
 
 /// A text to embed: `(collection, item id, text)`.
 pub type PendingEmbedding = (String, String, String);
@@ -206,64 +182,19 @@ impl Store {
     /// what changes only with its memory version — holding any of `words`, unranked: for
     /// each word its newest `per_collection` matches per collection, each item once. What
     /// knowledge retrieval ranks (`memory::knowledge_index`). A word is matched on its own so
-    /// that a common word's many matches never crowd a rare word's few out of the cap. Runs
-    /// inline on the hot read connection (`hot_path.rs`), one query per word.
+    /// that a common word's many matches never crowd a rare word's few out of the cap. One
+    /// query per word, on the connection `on` names.
     pub async fn knowledge_matches(
         &self,
         words: &[String],
         key: &str,
         per_collection: u32,
+        on: ReadOn,
     ) -> StoreResult<Vec<KnowledgeDoc>> {
         match MatchesRead::new(words, key, per_collection) {
-            Some(read) => Ok(docs(self.hot_read(move |conn| read.run(conn)).await?)),
+            Some(read) => Ok(docs(self.read_on(on, move |conn| read.run(conn)).await?)),
             None => Ok(Vec::new()),
         }
-    }
-
-    /// [`Store::knowledge_matches`] for background work (retrieval's refresh after a memory
-    /// cycle, dozens of words at once): on its own connection and a blocking thread, so the
-    /// send path's reads never wait behind it.
-    pub async fn knowledge_matches_in_background(
-        &self,
-        words: &[String],
-        key: &str,
-        per_collection: u32,
-    ) -> StoreResult<Vec<KnowledgeDoc>> {
-        match MatchesRead::new(words, key, per_collection) {
-            Some(read) => Ok(docs(
-                self.background_read(move |conn| read.run(conn)).await?,
-            )),
-            None => Ok(Vec::new()),
-        }
-    }
-
-    /// Session `key`'s archived messages after id `after`, its archived row count and all its
-    /// notes. Off the send path: the pool. Three reads, not one snapshot: the caller read
-    /// the memory version before, so whatever changes meanwhile only adds texts of a newer
-    /// version, and a count that disagrees with the rows makes the next call read it all.
-    pub async fn memory_texts_after(&self, key: &str, after: i64) -> StoreResult<MemoryTexts> {
-        let mut conn = self.reader().acquire().await.map_err(|e| self.err(e))?;
-        let archive: Vec<(i64, String)> = sqlx::query_as(ARCHIVE_TEXTS_AFTER)
-            .bind(key)
-            .bind(after)
-            .fetch_all(&mut *conn)
-            .await
-            .map_err(|e| self.err(e))?;
-        let archive_rows: i64 = sqlx::query_scalar(ARCHIVE_ROWS)
-            .bind(key)
-            .fetch_one(&mut *conn)
-            .await
-            .map_err(|e| self.err(e))?;
-        let notes: Vec<String> = sqlx::query_scalar(NOTE_TEXTS)
-            .bind(key)
-            .fetch_all(&mut *conn)
-            .await
-            .map_err(|e| self.err(e))?;
-        Ok(MemoryTexts {
-            archive,
-            archive_rows,
-            notes,
-        })
     }
 
     /// The messages of session `key`'s model history that retrieval can show (plain messages

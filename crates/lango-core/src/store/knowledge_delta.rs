@@ -7,7 +7,7 @@
 use super::error::StoreResult;
 use super::knowledge::KnowledgeDoc;
 use super::models::SearchHitKind;
-use super::Store;
+use super::{ReadOn, Store};
 
 /// How many memory items each collection of a session holds and their tokens: archived
 /// messages, observations, reflections.
@@ -98,19 +98,20 @@ fn knowledge_stats_of(conn: &rusqlite::Connection, key: &str) -> rusqlite::Resul
 }
 
 impl Store {
-    /// Memory items and tokens per collection of session `key` (zeros for an unknown key).
-    pub async fn knowledge_stats(&self, key: &str) -> StoreResult<KnowledgeStats> {
+    /// Memory items and tokens per collection of session `key` (zeros for an unknown key),
+    /// with its archive mark.
+    pub async fn knowledge_stats(&self, key: &str, on: ReadOn) -> StoreResult<KnowledgeStats> {
         let key = key.to_owned();
-        self.hot_read(move |conn| knowledge_stats_of(conn, &key))
+        self.read_on(on, move |conn| knowledge_stats_of(conn, &key))
             .await
     }
 
     /// What changed in session `key`'s memory since archive mark `mark` (see [`MemoryDelta`]):
-    /// lets retrieval bring its cache to a new memory version by reading only the change.
-    /// On the hot read connection: it runs on the send path.
-    pub async fn memory_delta(&self, key: &str, mark: i64) -> StoreResult<MemoryDelta> {
+    /// lets retrieval bring its cache (and the memory's vocabulary) to a new memory version
+    /// by reading only the change.
+    pub async fn memory_delta(&self, key: &str, mark: i64, on: ReadOn) -> StoreResult<MemoryDelta> {
         let key = key.to_owned();
-        self.hot_read(move |conn| {
+        self.read_on(on, move |conn| {
             let mut delta = MemoryDelta {
                 archive_mark: mark,
                 archive_last: mark,
@@ -143,13 +144,5 @@ impl Store {
             Ok(delta)
         })
         .await
-    }
-
-    /// [`Store::knowledge_stats`] on the background connection (see
-    /// [`Store::knowledge_matches_in_background`]).
-    pub async fn knowledge_stats_in_background(&self, key: &str) -> StoreResult<KnowledgeStats> {
-        let key = key.to_owned();
-        self.background_read(move |conn| knowledge_stats_of(conn, &key))
-            .await
     }
 }

@@ -56,7 +56,7 @@ pub use compaction::{SummaryRow, SUMMARY_PREFIX};
 pub use error::{StoreError, StoreResult};
 pub use find::{FindMatches, FIND_MAX};
 pub use imports::{ImportOutcome, ImportRow, ImportWrite};
-pub use knowledge::{KnowledgeDoc, MemoryState, MemoryTexts, PendingEmbedding};
+pub use knowledge::{KnowledgeDoc, MemoryState, PendingEmbedding};
 pub use knowledge_delta::{KnowledgeStats, MemoryDelta};
 pub use memory_failures::MemoryFailure;
 pub use models::{
@@ -71,6 +71,17 @@ pub use writable::folder_is_writable;
 pub(crate) use snippet::{
     fold, index_words, plain_snippet, term_frequencies, word_counts, SNIPPET_TOKENS,
 };
+
+/// Where one of retrieval's reads runs (`hot_path`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReadOn {
+    /// Before a model call: inline on the hot read connection.
+    SendPath,
+    /// Background work (retrieval's refresh after a memory cycle, dozens of keywords at
+    /// once): the background connection, on a blocking thread, so the send path's reads
+    /// never wait behind it.
+    Background,
+}
 
 /// A handle to the database. Cheap to clone.
 #[derive(Clone, Debug)]
@@ -177,6 +188,18 @@ impl Store {
             .run(statement)
             .await
             .map_err(|e| error::classify_hot(e, &self.inner.path, &self.inner.backups_dir))
+    }
+
+    /// Runs one read on the connection `on` names.
+    async fn read_on<T, F>(&self, on: ReadOn, statement: F) -> StoreResult<T>
+    where
+        F: Fn(&rusqlite::Connection) -> rusqlite::Result<T> + Send + 'static,
+        T: Send + 'static,
+    {
+        match on {
+            ReadOn::SendPath => self.hot_read(statement).await,
+            ReadOn::Background => self.background_read(statement).await,
+        }
     }
 
     /// Runs one read on the background read connection, on a blocking thread (see

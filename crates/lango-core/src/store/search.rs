@@ -127,7 +127,7 @@ SELECT 2, r.rowid, r.id, r.session_id, NULL, r.content, r.created_at, 0
 const HIT_SESSIONS: &str = "
 SELECT id, key, title, updated_at FROM sessions WHERE id IN (SELECT value FROM json_each(?1))";
 
-#[derive(FromRow)]
+/// A candidate as `CANDIDATE_ROWS` reads it (rusqlite, see `Store::search`).
 struct CandidateRow {
     kind: i64,
     id: i64,

@@ -1,4 +1,4 @@
-use lango_core::store::{MessageStatus, NewMessage, Observation, SearchHitKind};
+use lango_core::store::{MessageStatus, NewMessage, Observation, ReadOn, SearchHitKind};
 
 use crate::{append_n, temp_store};
 
@@ -194,7 +194,10 @@ async fn a_number_in_a_search_never_matches_a_session_id() {
         let expected = usize::from(number == "2");
         assert_eq!(hits.len(), 2 * expected, "search {number:?}: {hits:?}");
         let words = [number.to_string()];
-        let scoped = store.knowledge_matches(&words, "c", 10).await.unwrap();
+        let scoped = store
+            .knowledge_matches(&words, "c", 10, ReadOn::SendPath)
+            .await
+            .unwrap();
         assert_eq!(scoped.len(), expected, "knowledge {number:?}: {scoped:?}");
     }
 }
@@ -229,7 +232,10 @@ async fn a_common_word_never_crowds_a_rare_words_old_note_out_of_retrieval() {
             .unwrap();
     }
     let words = ["kitchen".to_string(), "okonkwo".to_string()];
-    let hits = store.knowledge_matches(&words, "c", 3).await.unwrap();
+    let hits = store
+        .knowledge_matches(&words, "c", 3, ReadOn::SendPath)
+        .await
+        .unwrap();
     let texts: Vec<&str> = hits.iter().map(|h| h.text.as_str()).collect();
     assert!(
         texts.iter().any(|t| t.contains("Okonkwo")),
@@ -272,7 +278,10 @@ async fn concurrent_retrievals_each_get_their_own_sessions_hits() {
                 .unwrap()
                 .expect("known session");
             let history = store.history_texts(&key, 10).await.unwrap();
-            let hits = store.knowledge_matches(&words, &key, 10).await.unwrap();
+            let hits = store
+                .knowledge_matches(&words, &key, 10, ReadOn::SendPath)
+                .await
+                .unwrap();
             assert!(hits.is_empty(), "no memory yet: {hits:?}");
             (n % 8, state.live_messages, history)
         })
