@@ -2,6 +2,7 @@ import { mount } from 'svelte';
 import App from './App.svelte';
 import './app.css';
 import { refuseStrayDrops } from './lib/attachments';
+import { markPlatform } from './lib/platform';
 
 // Marks for `make perf` (tests/perf/desktop-perf.mjs): where the cold start goes.
 performance.mark('lango:bundle-start');
@@ -11,6 +12,8 @@ if (!target) throw new Error('index.html has no #root element');
 // A backstop: file drops go to Tauri's own drag and drop (the chat attaches them by path);
 // should the webview ever get one, it must not open the file in place of the app.
 refuseStrayDrops(window);
+// Before the first layout: the fonts depend on it (lib/platform.ts).
+markPlatform(document.documentElement, navigator.userAgent);
 const app = mount(App, { target });
 performance.mark('lango:mounted');
 export default app;

@@ -1,6 +1,9 @@
 // @vitest-environment jsdom
-import { describe, expect, it } from 'vitest';
-import { escapeHtml, fenceLanguage, highlightCode, renderMarkdown, sanitizeHtml } from './markdown';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { escapeHtml, fenceLanguage, highlightCode, loadHighlighter, renderMarkdown, sanitizeHtml } from './markdown';
+
+// The highlighter is a chunk of its own, loaded on demand (markdown.highlighter.test.ts).
+beforeAll(() => loadHighlighter());
 
 /** Parses rendered HTML so the tests look at elements, not strings. */
 function dom(html: string): HTMLElement {

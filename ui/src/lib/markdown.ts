@@ -1,6 +1,6 @@
 /**
  * Assistant messages as HTML: Markdown (marked, GitHub flavour) → highlighted code blocks
- * (highlight.js core with a handful of languages) → sanitised (DOMPurify).
+ * (lib/highlight.ts, loaded when the first code block is rendered) → sanitised (DOMPurify).
  *
  * Model output is untrusted and this webview can call backend commands, so the sanitiser is
  * strict: the HTML profile only (no SVG/MathML), no scripts, frames, forms, buttons, styles,
@@ -17,50 +17,7 @@
 
 import { Marked, type Tokens } from 'marked';
 import DOMPurify, { type Config, type DOMPurify as Purifier } from 'dompurify';
-import hljs from 'highlight.js/lib/core';
 import { mathExtensions } from './math';
-import bash from 'highlight.js/lib/languages/bash';
-import c from 'highlight.js/lib/languages/c';
-import cpp from 'highlight.js/lib/languages/cpp';
-import css from 'highlight.js/lib/languages/css';
-import diff from 'highlight.js/lib/languages/diff';
-import go from 'highlight.js/lib/languages/go';
-import java from 'highlight.js/lib/languages/java';
-import javascript from 'highlight.js/lib/languages/javascript';
-import json from 'highlight.js/lib/languages/json';
-import markdown from 'highlight.js/lib/languages/markdown';
-import python from 'highlight.js/lib/languages/python';
-import rust from 'highlight.js/lib/languages/rust';
-import shell from 'highlight.js/lib/languages/shell';
-import sql from 'highlight.js/lib/languages/sql';
-import typescript from 'highlight.js/lib/languages/typescript';
-import xml from 'highlight.js/lib/languages/xml';
-import yaml from 'highlight.js/lib/languages/yaml';
-
-const LANGUAGES = {
-  bash,
-  c,
-  cpp,
-  css,
-  diff,
-  go,
-  java,
-  javascript,
-  json,
-  markdown,
-  python,
-  rust,
-  shell,
-  sql,
-  typescript,
-  xml,
-  yaml,
-};
-for (const [name, language] of Object.entries(LANGUAGES)) hljs.registerLanguage(name, language);
-// A few common names the grammars do not declare themselves.
-hljs.registerAliases(['sh', 'zsh', 'console'], { languageName: 'bash' });
-hljs.registerAliases(['html', 'svg', 'vue', 'svelte'], { languageName: 'xml' });
-hljs.registerAliases(['jsonc', 'json5'], { languageName: 'json' });
 
 const ESCAPES: Record<string, string> = {
   '&': '&amp;',
@@ -80,13 +37,45 @@ export function fenceLanguage(info: string | undefined): string {
   return first.toLowerCase().replace(/[^a-z0-9_+#.-]/g, '').slice(0, 32);
 }
 
-/** Highlighted HTML of `code` when `lang` is a registered language, else the escaped code. */
+type Highlighter = typeof import('./highlight');
+let highlighter: Highlighter | null = null;
+let highlighterLoad: Promise<void> | null = null;
+
+/**
+ * Loads the code highlighter (lib/highlight.ts, a chunk of its own) once. When it is in, the
+ * render cache is dropped, so code rendered plain before renders highlighted next time.
+ */
+export function loadHighlighter(): Promise<void> {
+  highlighterLoad ??= import('./highlight').then(
+    (module) => {
+      highlighter = module;
+      cache.clear();
+    },
+    (e: unknown) => {
+      // Code stays plain text; the next code block asks again.
+      highlighterLoad = null;
+      throw e;
+    },
+  );
+  return highlighterLoad;
+}
+
+/** Whether code renders highlighted yet (see [`loadHighlighter`]). */
+export function highlighterLoaded(): boolean {
+  return highlighter !== null;
+}
+
+/**
+ * Highlighted HTML of `code` when `lang` is a registered language, else the escaped code.
+ * Until the highlighter has loaded, the escaped code, and the load is started.
+ */
 export function highlightCode(code: string, lang: string): string {
-  if (lang && hljs.getLanguage(lang)) {
-    try {
-      return hljs.highlight(code, { language: lang, ignoreIllegals: true }).value;
-    } catch {
-      // fall through to plain text
+  if (lang) {
+    if (highlighter) {
+      const html = highlighter.highlight(code, lang);
+      if (html !== null) return html;
+    } else {
+      loadHighlighter().catch(() => undefined);
     }
   }
   return escapeHtml(code);
