@@ -350,24 +350,30 @@ fn rank(
         }
     }
 
-    let mut ranked: Vec<((usize, f64), &KnowledgeDoc)> = scores
+    let mut ranked: Vec<Ranked<'_>> = scores
         .into_iter()
-        .map(|(source, score)| (score, doc(source)))
+        .map(|(source, (held, score))| {
+            let doc = doc(source);
+            Ranked {
+                held,
+                score,
+                kind: doc.kind.position(),
+                number: doc.item_id.parse().ok(),
+                doc,
+            }
+        })
         .collect();
-    // Most keywords first, then best score; equal ones newest first within a collection,
-    // collections in a fixed order, so a ranking never depends on hash order.
-    ranked.sort_by(|a, b| {
-        (b.0)
-            .0
-            .cmp(&(a.0).0)
-            .then((b.0).1.total_cmp(&(a.0).1))
-            .then(a.1.kind.position().cmp(&b.1.kind.position()))
-            .then(newest_first(&a.1.item_id, &b.1.item_id))
-    });
+    // Only the best `limit` are sorted: a common word in a long memory holds up to
+    // MATCHES_PER_COLLECTION items per collection, and sorting them all was the part of a
+    // turn that grew with the memory (`make soak`).
+    if ranked.len() > limit {
+        ranked.select_nth_unstable_by(limit, Ranked::order);
+        ranked.truncate(limit);
+    }
+    ranked.sort_by(Ranked::order);
     ranked
         .into_iter()
-        .take(limit)
-        .map(|(_, doc)| Candidate {
+        .map(|Ranked { doc, .. }| Candidate {
             kind: doc.kind,
             id: doc.item_id.clone(),
             content: match doc.kind {
@@ -389,11 +395,32 @@ fn idf(items: f64, holders: f64) -> f64 {
     }
 }
 
-/// Message ids are numbers (newest = largest); observation and reflection ids compare as text.
-fn newest_first(a: &str, b: &str) -> std::cmp::Ordering {
-    match (a.parse::<i64>(), b.parse::<i64>()) {
-        (Ok(x), Ok(y)) => y.cmp(&x),
-        _ => b.cmp(a),
+/// A scored item and what orders it, its id's number read once (not in every comparison).
+struct Ranked<'a> {
+    /// Keywords the item holds.
+    held: usize,
+    /// Its BM25 score.
+    score: f64,
+    /// Its collection's position.
+    kind: usize,
+    /// Its id as a number, when it is one (message ids: newest = largest).
+    number: Option<i64>,
+    doc: &'a KnowledgeDoc,
+}
+
+impl Ranked<'_> {
+    /// Most keywords first, then best score; equal ones by collection in a fixed order,
+    /// newest first within one, so a ranking never depends on hash order.
+    fn order(a: &Self, b: &Self) -> std::cmp::Ordering {
+        b.held
+            .cmp(&a.held)
+            .then(b.score.total_cmp(&a.score))
+            .then(a.kind.cmp(&b.kind))
+            .then(match (a.number, b.number) {
+                (Some(x), Some(y)) => y.cmp(&x),
+                // Observation and reflection ids compare as text.
+                _ => b.doc.item_id.cmp(&a.doc.item_id),
+            })
     }
 }
 
@@ -467,5 +494,54 @@ mod tests {
         let hits = rank(&index, &w, live, 1);
         assert_eq!(hits.len(), 1);
         assert_eq!(hits[0].id, "9", "more occurrences rank first");
+    }
+    #[test]
+    fn the_best_few_of_many_matches_are_the_head_of_the_full_ranking() {
+        let mut index = SessionIndex::new(1);
+        index.stats = Some(KnowledgeStats {
+            items: [400, 100, 0],
+            tokens: [4000, 1000, 0],
+            ..KnowledgeStats::default()
+        });
+        let w = words(&["heron", "lake"]);
+        let texts = [
+            "the lake",
+            "a heron by the lake",
+            "a heron",
+            "lake and lake",
+        ];
+        let messages = (0..300).map(|i| {
+            let text = texts[i % texts.len()];
+            doc(SearchHitKind::Message, &(i * 7 % 300).to_string(), text)
+        });
+        let observations = (0..100).map(|i| {
+            let text = texts[i % texts.len()];
+            doc(SearchHitKind::Observation, &format!("obs-{i:03}"), text)
+        });
+        index.add(&w, messages.chain(observations).collect());
+        let ids = |limit| -> Vec<(SearchHitKind, String)> {
+            rank(&index, &w, Vec::new(), limit)
+                .into_iter()
+                .map(|c| (c.kind, c.id))
+                .collect()
+        };
+        let all = ids(usize::MAX);
+        assert_eq!(all.len(), 400);
+        for limit in [0, 1, 7, 50, 399, 400, 401] {
+            let head: Vec<_> = all.iter().take(limit).cloned().collect();
+            assert_eq!(ids(limit), head, "limit {limit}");
+        }
+        // The 75 messages holding both words score the same: newest (largest) id first,
+        // compared as numbers ("100" before "99").
+        let best: Vec<i64> = all
+            .iter()
+            .take(75)
+            .map(|(kind, id)| {
+                assert_eq!(*kind, SearchHitKind::Message);
+                id.parse().unwrap_or(-1)
+            })
+            .collect();
+        assert!(best.windows(2).all(|p| p[0] > p[1]), "{best:?}");
+        assert!(best.iter().any(|&id| id >= 100) && best.iter().any(|&id| id < 100));
     }
 }
