@@ -14,6 +14,7 @@ pub mod embedding;
 pub mod graph;
 pub mod knowledge;
 pub mod knowledge_index;
+mod knowledge_rank;
 mod knowledge_session;
 mod knowledge_vocabulary;
 pub mod observer;
