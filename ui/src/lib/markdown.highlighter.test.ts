@@ -12,7 +12,6 @@ describe('the code highlighter, loaded on demand', () => {
     const before = renderMarkdown(CODE);
     expect(before).toContain('fn main() {}');
     expect(before).not.toContain('hljs-keyword');
-    // Rendering a code block is what starts the load.
     await loadHighlighter();
     expect(highlighterLoaded()).toBe(true);
     const after = renderMarkdown(CODE);

@@ -52,7 +52,7 @@ export function loadHighlighter(): Promise<void> {
       cache.clear();
     },
     (e: unknown) => {
-      // Code stays plain text; the next code block asks again.
+      // Code stays plain text; the next message with code shown asks again.
       highlighterLoad = null;
       throw e;
     },
@@ -66,19 +66,13 @@ export function highlighterLoaded(): boolean {
 }
 
 /**
- * Highlighted HTML of `code` when `lang` is a registered language, else the escaped code.
- * Until the highlighter has loaded, the escaped code, and the load is started.
+ * Highlighted HTML of `code` when `lang` is a registered language, else the escaped code;
+ * the escaped code until the highlighter has loaded (`Markdown.svelte` loads it when a
+ * message with code is shown).
  */
 export function highlightCode(code: string, lang: string): string {
-  if (lang) {
-    if (highlighter) {
-      const html = highlighter.highlight(code, lang);
-      if (html !== null) return html;
-    } else {
-      loadHighlighter().catch(() => undefined);
-    }
-  }
-  return escapeHtml(code);
+  const html = lang && highlighter ? highlighter.highlight(code, lang) : null;
+  return html ?? escapeHtml(code);
 }
 
 const marked = new Marked({
