@@ -1,6 +1,6 @@
 /**
  * Assistant messages as HTML: Markdown (marked, GitHub flavour) → highlighted code blocks
- * (lib/highlight.ts, loaded when the first code block is rendered) → sanitised (DOMPurify).
+ * (lib/highlight.ts, loaded when a message with code is first shown) → sanitised (DOMPurify).
  *
  * Model output is untrusted and this webview can call backend commands, so the sanitiser is
  * strict: the HTML profile only (no SVG/MathML), no scripts, frames, forms, buttons, styles,
