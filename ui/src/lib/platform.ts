@@ -18,8 +18,6 @@ export function platformOf(userAgent: string): Platform {
   return 'other';
 }
 
-export function markPlatform(root: HTMLElement, userAgent: string): Platform {
-  const platform = platformOf(userAgent);
-  root.dataset.platform = platform;
-  return platform;
+export function markPlatform(root: HTMLElement, userAgent: string): void {
+  root.dataset.platform = platformOf(userAgent);
 }

@@ -1,5 +1,4 @@
-//! The BM25 ranking behind knowledge retrieval, and the per-session cache that keeps it off
-//! the send path.
+//! The per-session cache that keeps knowledge retrieval off the send path.
 //!
 //! Most of what retrieval searches — archived messages, observations, reflections — changes
 //! only with the session's memory version (migration 0004). For those items this keeps, per
@@ -9,14 +8,6 @@
 //! per keyword, `Store::knowledge_matches`) and ranks in memory. Messages still in the
 //! model's history change every turn; they are read afresh each call (`Store::history_texts`;
 //! with memory on the history stays short) and matched here.
-//!
-//! The ranking is FTS5's `bm25()` formula (k1 1.2, b 0.75, IDF `ln((N - n + 0.5) / (n + 0.5))`,
-//! at least 1e-6) over the session's own statistics rather than the whole database's: an
-//! item's score no longer depends on what other conversations contain, and no query scans
-//! other sessions' rows. Lengths are the stored token counts.
-//!
-//! Items are ranked by how many distinct keywords they hold (a whole user sentence rarely
-//! has all its words in one note), then by that score.
 //!
 //! Owns the cache; the ranking is `memory::knowledge_rank`'s. The SQL is the store's; what
 //! the prompt shows from the ranking is `memory::knowledge`'s.

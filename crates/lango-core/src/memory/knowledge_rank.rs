@@ -1,7 +1,11 @@
 //! The BM25 ranking of knowledge retrieval: FTS5's `bm25()` formula (k1 1.2, b 0.75, IDF
-//! `ln((N - n + 0.5) / (n + 0.5))`, at least 1e-6) over a session's own statistics, items
-//! first by how many distinct keywords they hold, then by score; only the best few are put
-//! in order. What is ranked — the cached memory items and the history's messages — comes from
+//! `ln((N - n + 0.5) / (n + 0.5))`, at least 1e-6) over the session's own statistics rather
+//! than the whole database's: an item's score does not depend on what other conversations
+//! contain, and no query scans other sessions' rows. Lengths are the stored token counts.
+//!
+//! Items are ranked by how many distinct keywords they hold (a whole user sentence rarely
+//! has all its words in one note), then by that score; only the best few are put in order.
+//! What is ranked — the cached memory items and the history's messages — comes from
 //! `memory::knowledge_index`.
 
 use std::collections::HashMap;
@@ -87,7 +91,6 @@ pub(super) fn rank(
             Ranked {
                 held,
                 score,
-                kind: doc.kind.position(),
                 number: doc.item_id.parse().ok(),
                 doc,
             }
@@ -131,8 +134,6 @@ struct Ranked<'a> {
     held: usize,
     /// Its BM25 score.
     score: f64,
-    /// Its collection's position.
-    kind: usize,
     /// Its id as a number, when it is one (message ids: newest = largest).
     number: Option<i64>,
     doc: &'a KnowledgeDoc,
@@ -145,7 +146,7 @@ impl Ranked<'_> {
         b.held
             .cmp(&a.held)
             .then(b.score.total_cmp(&a.score))
-            .then(a.kind.cmp(&b.kind))
+            .then(a.doc.kind.position().cmp(&b.doc.kind.position()))
             .then(match (a.number, b.number) {
                 (Some(x), Some(y)) => y.cmp(&x),
                 // Observation and reflection ids compare as text.
