@@ -1,7 +1,7 @@
 /**
  * What the sidebar's search shows, as pure functions: hits grouped by conversation (in the
  * order of each conversation's best hit, so the best match still comes first), pages merged
- * without repeats, and the count line ("1,000+ results", "indexing… 12 left").
+ * without repeats, and the count line ("500+ results", "indexing… 12 left").
  */
 
 import type { SearchHit, SearchResults } from './api/types';
@@ -39,7 +39,7 @@ export function appendPage(shown: readonly SearchHit[], page: readonly SearchHit
   return [...shown, ...page.filter((h) => !seen.has(hitKey(h)))];
 }
 
-/** "3 results", "1,000+ results", with "indexing… n left" while messages wait for the index. */
+/** "3 results", "500+ results", with "indexing… n left" while messages wait for the index. */
 export function countLine(results: Pick<SearchResults, 'total' | 'totalIsLowerBound' | 'unindexed'>): string {
   const n = results.total.toLocaleString('en-US');
   const count = `${n}${results.totalIsLowerBound ? '+' : ''} ${results.total === 1 && !results.totalIsLowerBound ? 'result' : 'results'}`;

@@ -11,7 +11,7 @@ use rusqlite::OptionalExtension;
 
 use super::error::StoreResult;
 use super::models::SearchHitKind;
-use super::search::{text_only, to_fts_any_query};
+use super::search_query::{text_only, to_fts_any_query};
 use super::{ReadOn, Store};
 
 /// What context assembly checks before each model call.

@@ -36,6 +36,8 @@ mod replies;
 mod rewind;
 mod search;
 mod search_index;
+mod search_query;
+mod search_rank;
 mod sessions;
 mod snippet;
 mod state;
