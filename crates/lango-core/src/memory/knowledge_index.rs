@@ -35,7 +35,8 @@ pub struct Candidate {
 /// keyword's read, the cache and the ranking in a long conversation, so their cost stops
 /// growing with it (`make soak`). A word held by more items than this is
 /// common there, weighs little (its IDF), and its newest holders stand for it — the
-/// trade-off global search makes too; a rarer word always brings all its items.
+/// trade-off global search makes too; a rarer word always brings all its items. Catching up
+/// keeps a keyword's archived messages to this too (`SessionIndex::catch_up`).
 const MATCHES_PER_COLLECTION: u32 = 500;
 /// Items a session's index may record by catching up before a refresh builds it anew.
 const REBUILD_AFTER: usize = 1_000;
@@ -241,11 +242,14 @@ impl KnowledgeIndex {
             return Ok(());
         };
         let delta = store.memory_delta(key, mark, on).await?;
+        if let Some(vocabulary) = self.vocabularies().get_mut(key) {
+            vocabulary.catch_up(version, mark, &delta);
+        }
         let mut sessions = self.lock();
         if let Some(index) = sessions.get_mut(key) {
             // Unless another call moved it meanwhile.
             if index.version == from {
-                index.catch_up(version, delta);
+                index.catch_up(version, delta, MATCHES_PER_COLLECTION as usize);
             }
         }
         Ok(())

@@ -29,6 +29,8 @@ pub(super) struct SessionIndex {
     /// is rebuilt by a refresh.
     pub(super) docs: Vec<KnowledgeDoc>,
     by_id: HashMap<(SearchHitKind, String), usize>,
+    /// Each doc's id as a number (messages: newest = largest; notes: none, `i64::MAX`).
+    numbers: Vec<i64>,
     /// Keyword → (index into `docs`, occurrences). Keywords with no item map to nothing.
     pub(super) postings: HashMap<String, Vec<(usize, u32)>>,
     /// Searched keywords, least recently used first, at most [`REFRESH_KEYWORDS`]: what a
@@ -58,8 +60,9 @@ impl SessionIndex {
         self.built_docs = self.docs.len();
     }
 
-    /// Items recorded since the index was built: catching up adds every note again, and
-    /// keywords' lists grow past their cap; a refresh rebuilds the index past a bound.
+    /// Items recorded since the index was built: catching up records every note again and
+    /// keeps the messages it dropped from keywords' lists; a refresh rebuilds the index
+    /// past a bound.
     pub(super) fn recorded_since_built(&self) -> usize {
         self.docs.len().saturating_sub(self.built_docs)
     }
@@ -81,10 +84,16 @@ impl SessionIndex {
         }
     }
 
-    /// Brings the index to `version` from `delta`, what changed since its archive mark.
-    /// False when it cannot (built without statistics, or for another session under the
-    /// same key): the caller starts over.
-    pub(super) fn catch_up(&mut self, version: i64, delta: MemoryDelta) -> bool {
+    /// Brings the index to `version` from `delta`, what changed since its archive mark,
+    /// keeping each keyword's newest `archived_per_keyword` archived messages. False when
+    /// it cannot (built without statistics, or for another session under the same key):
+    /// the caller starts over.
+    pub(super) fn catch_up(
+        &mut self,
+        version: i64,
+        delta: MemoryDelta,
+        archived_per_keyword: usize,
+    ) -> bool {
         let Some(mut stats) = self.stats else {
             return false;
         };
@@ -141,6 +150,14 @@ impl SessionIndex {
                 }
             }
         }
+        // Without this a common word's list grew with the conversation until a refresh
+        // rebuilt the index, and a rebuild (~50 ms, on the background connection) never
+        // lands while model calls come faster than that — an agent's tool steps, `make
+        // soak` — so ranking grew with every turn.
+        let numbers = &self.numbers;
+        for list in self.postings.values_mut() {
+            keep_newest_messages(list, numbers, archived_per_keyword);
+        }
         self.stats = Some(stats);
         self.version = version;
         true
@@ -152,8 +169,98 @@ impl SessionIndex {
         if let Some(&at) = self.by_id.get(&id) {
             return at;
         }
+        let number = match doc.kind {
+            SearchHitKind::Message => doc.item_id.parse().unwrap_or(i64::MAX),
+            _ => i64::MAX,
+        };
         self.docs.push(doc);
+        self.numbers.push(number);
         self.by_id.insert(id, self.docs.len() - 1);
         self.docs.len() - 1
+    }
+}
+
+/// Drops a keyword's oldest archived messages beyond `cap` (message ids grow with time;
+/// notes, numbered `i64::MAX`, always stay). The order of `list` does not matter.
+fn keep_newest_messages(list: &mut Vec<(usize, u32)>, numbers: &[i64], cap: usize) {
+    let mut ids: Vec<i64> = list
+        .iter()
+        .map(|&(d, _)| numbers[d])
+        .filter(|&n| n != i64::MAX)
+        .collect();
+    if ids.len() <= cap {
+        return;
+    }
+    let excess = ids.len() - cap;
+    let (_, &mut newest_dropped, _) = ids.select_nth_unstable(excess - 1);
+    list.retain(|&(d, _)| numbers[d] > newest_dropped);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{keep_newest_messages, SessionIndex};
+    use crate::store::{KnowledgeDoc, KnowledgeStats, MemoryDelta, SearchHitKind};
+
+    fn message(id: i64, text: &str) -> KnowledgeDoc {
+        KnowledgeDoc {
+            kind: SearchHitKind::Message,
+            item_id: id.to_string(),
+            text: text.to_owned(),
+            tokens: 4,
+        }
+    }
+
+    #[test]
+    fn catching_up_keeps_a_common_words_newest_archived_messages_only() {
+        let mut index = SessionIndex::new(1);
+        index.stats = Some(KnowledgeStats {
+            session_id: 7,
+            ..KnowledgeStats::default()
+        });
+        let words = ["turn".to_owned(), "quokka".to_owned()];
+        let archived: Vec<KnowledgeDoc> = (1..=5).map(|id| message(id, "turn")).collect();
+        index.add(&words, archived);
+        // A memory cycle archived five more turns, one of them about a quokka.
+        let delta = MemoryDelta {
+            session_id: 7,
+            archive_mark: 10,
+            archive_last: 10,
+            archived: (6..=10)
+                .map(|id| {
+                    (
+                        id,
+                        message(id, if id == 6 { "turn quokka" } else { "turn" }),
+                    )
+                })
+                .collect(),
+            notes: Vec::new(),
+        };
+        assert!(index.catch_up(2, delta, 4));
+        let ids = |word: &str| -> Vec<String> {
+            let mut ids: Vec<String> = index.postings[word]
+                .iter()
+                .map(|&(d, _)| index.docs[d].item_id.clone())
+                .collect();
+            ids.sort_unstable();
+            ids
+        };
+        assert_eq!(ids("turn"), ["10", "7", "8", "9"], "the newest four");
+        assert_eq!(ids("quokka"), ["6"], "a rare word keeps its item");
+        assert_eq!(index.version, 2);
+    }
+
+    #[test]
+    fn a_keyword_keeps_its_newest_messages_and_every_note() {
+        // docs 0..6: messages numbered 10, 50, 30, 20, 40; doc 5 a note.
+        let numbers = [10, 50, 30, 20, 40, i64::MAX];
+        let mut list: Vec<(usize, u32)> = (0..6).map(|d| (d, 1)).collect();
+        keep_newest_messages(&mut list, &numbers, 2);
+        let mut kept: Vec<usize> = list.iter().map(|&(d, _)| d).collect();
+        kept.sort_unstable();
+        assert_eq!(kept, [1, 4, 5], "messages 50 and 40, and the note");
+
+        let mut short: Vec<(usize, u32)> = vec![(0, 3), (5, 1)];
+        keep_newest_messages(&mut short, &numbers, 2);
+        assert_eq!(short, [(0, 3), (5, 1)], "under the cap: unchanged");
     }
 }

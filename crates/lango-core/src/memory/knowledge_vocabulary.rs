@@ -6,7 +6,9 @@
 //! the model call (`make bench`: memory on / off first partial). The vocabulary is built off
 //! the send path, when the engine refreshes retrieval after a memory cycle
 //! (`KnowledgeIndex::refresh`), and is trusted only at the memory version it was built for:
-//! any later change to the memory makes retrieval read as before until the next refresh.
+//! a later change to the memory makes retrieval read as before until the next refresh, or
+//! until the cache catches up on the send path from a change that covers what the
+//! vocabulary lacks (`Vocabulary::catch_up`).
 //!
 //! It may hold more words than the memory (an observation edited or deleted since): a word
 //! it holds is read as before, so extra words cost a read, never a missed item. It is read
@@ -16,7 +18,7 @@
 
 use std::collections::HashSet;
 
-use crate::store::{index_words, ReadOn, Store, StoreResult};
+use crate::store::{index_words, MemoryDelta, ReadOn, Store, StoreResult};
 
 /// The words of one session's memory at one version.
 #[derive(Debug, Default, Clone)]
@@ -65,5 +67,81 @@ impl Vocabulary {
         vocabulary.archive_last = delta.archive_last;
         vocabulary.version = version;
         Ok(vocabulary)
+    }
+
+    /// Brings the vocabulary to `version` from `delta` — the change since archive seq
+    /// `since` that retrieval's cache read on the send path to catch up, `version` read
+    /// before it — when that covers every message archived after the vocabulary's last
+    /// read: otherwise it stays at its version (and retrieval reads as before). Saves a read
+    /// per new word of a message sent before the refresh after the last memory cycle has
+    /// finished (an agent's tool steps, `make soak`).
+    pub(crate) fn catch_up(&mut self, version: i64, since: i64, delta: &MemoryDelta) -> bool {
+        let covered = self.session_id != 0
+            && self.session_id == delta.session_id
+            && since <= self.archive_last;
+        if !covered || version <= self.version {
+            return false;
+        }
+        for (_, doc) in &delta.archived {
+            index_words(&doc.text, &mut self.words);
+        }
+        for note in &delta.notes {
+            index_words(&note.text, &mut self.words);
+        }
+        self.archive_last = self.archive_last.max(delta.archive_last);
+        self.version = version;
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Vocabulary;
+    use crate::store::{KnowledgeDoc, MemoryDelta, SearchHitKind};
+
+    fn archived(seq: i64, text: &str) -> (i64, KnowledgeDoc) {
+        let doc = KnowledgeDoc {
+            kind: SearchHitKind::Message,
+            item_id: seq.to_string(),
+            text: text.to_owned(),
+            tokens: 2,
+        };
+        (seq, doc)
+    }
+
+    #[test]
+    fn the_change_the_cache_caught_up_from_brings_the_vocabulary_along_when_it_covers_it() {
+        let mut vocabulary = Vocabulary {
+            version: 1,
+            session_id: 7,
+            archive_last: 10,
+            words: ["tiles".to_owned()].into(),
+        };
+        let delta = MemoryDelta {
+            session_id: 7,
+            archive_mark: 12,
+            archive_last: 12,
+            archived: vec![archived(11, "Plumber Thursday"), archived(12, "paint")],
+            notes: Vec::new(),
+        };
+        // Read since seq 8: covers everything after the vocabulary's last read (10).
+        assert!(vocabulary.catch_up(2, 8, &delta));
+        assert!(!vocabulary.rules_out(2, "plumber") && !vocabulary.rules_out(2, "tiles"));
+        assert!(
+            vocabulary.rules_out(2, "1992"),
+            "a word nothing holds: no read"
+        );
+
+        // Read since seq 14, past its last read (12): seqs 13 and 14 would be missing.
+        let gap = MemoryDelta {
+            archive_last: 20,
+            archived: vec![archived(20, "wiring")],
+            ..delta
+        };
+        assert!(!vocabulary.catch_up(3, 14, &gap));
+        assert!(
+            !vocabulary.rules_out(3, "1992"),
+            "not trusted at a version it missed"
+        );
     }
 }
