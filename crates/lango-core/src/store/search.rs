@@ -5,8 +5,8 @@
 //! (its IDF), and `ORDER BY rank` scores every match: a word in half of a million messages
 //! cost ~1 s. Here FTS5 only streams matches newest first (its native order, no ranking) and
 //! a search takes at most [`RANK_BUDGET`] of them — the notes' newest first (at most a
-//! quarter of it per notes index), the newest messages for the rest — so its work is the
-//! same in a million messages as in a thousand. Those candidates are ranked in Rust
+//! quarter of it per notes index), the newest messages for the rest — so a common word
+//! costs the same in a million messages as in a thousand. Those candidates are ranked in Rust
 //! (`store::search_rank`), and only the page's hits get a snippet. A query with fewer
 //! matches than that — every rare word, most multi-word queries — is ranked exactly; a
 //! common word ranks its newest matches. The whole read is one call on the store's
