@@ -38,8 +38,8 @@ pub struct Candidate {
 /// trade-off global search makes too; a rarer word always brings all its items. Catching up
 /// keeps a keyword's archived messages to this too (`SessionIndex::catch_up`).
 const MATCHES_PER_COLLECTION: u32 = 500;
-/// Items a session's index may record by catching up before a refresh builds it anew.
-const REBUILD_AFTER: usize = 1_000;
+/// Items a session's index may record by catching up before a refresh compacts it.
+const COMPACT_AFTER: usize = 1_000;
 /// Sessions kept; beyond that the cache starts over (a desktop has a few conversations open).
 const SESSIONS: usize = 16;
 
@@ -162,10 +162,11 @@ impl KnowledgeIndex {
     /// Brings session `key`'s cache to its current memory version, off the send path (the
     /// engine calls it after each memory cycle): the memory's vocabulary is brought up to
     /// date, and the cache catches up from what changed (`knowledge_session`), so the next
-    /// model call finds it current. Every [`REBUILD_AFTER`] items recorded since it was
-    /// built, it is built anew from the recently searched keywords instead, on the
-    /// background connection: that drops replaced notes and brings each keyword back to
-    /// its newest [`MATCHES_PER_COLLECTION`]. Nothing to do for a session never searched.
+    /// model call finds it current. Every [`COMPACT_AFTER`] items recorded since it was
+    /// built or compacted, it forgets the items no keyword holds any more (in memory,
+    /// `SessionIndex::compact`). When it cannot catch up, it is built anew from the
+    /// recently searched keywords, on the background connection. Nothing to do for a
+    /// session never searched.
     pub async fn refresh(&self, store: &Store, key: &str) -> StoreResult<()> {
         let Some(state) = store.memory_state(key).await? else {
             return Ok(());
@@ -182,18 +183,13 @@ impl KnowledgeIndex {
             }
             vocabularies.insert(key.to_owned(), vocabulary);
         }
-        let rebuild = match self.lock().get(key) {
-            Some(index) => index.recorded_since_built() > REBUILD_AFTER,
-            None => return Ok(()),
-        };
-        if !rebuild {
-            self.catch_up(store, key, state.version, ReadOn::Background)
-                .await?;
-            if self
-                .lock()
-                .get(key)
-                .is_some_and(|i| i.version >= state.version)
-            {
+        self.catch_up(store, key, state.version, ReadOn::Background)
+            .await?;
+        if let Some(index) = self.lock().get_mut(key) {
+            if index.version >= state.version {
+                if index.recorded_since_built() > COMPACT_AFTER {
+                    index.compact();
+                }
                 return Ok(());
             }
         }

@@ -18,6 +18,10 @@ use crate::store::{
 
 /// Keywords a refresh reads again at most: the session's most recently searched ones.
 pub(super) const REFRESH_KEYWORDS: usize = 64;
+/// Keywords a session's index keeps through a compaction at most; past it only the most
+/// recently searched stay. Each keyword holds at most its newest 500 archived messages and
+/// the notes holding it, so this bounds the cache of a very long conversation.
+const KEYWORDS_KEPT: usize = 4_096;
 
 /// What one session's retrieval knows at one memory version.
 #[derive(Debug, Default)]
@@ -36,7 +40,8 @@ pub(super) struct SessionIndex {
     /// Searched keywords, least recently used first, at most [`REFRESH_KEYWORDS`]: what a
     /// refresh for the next memory version reads again.
     pub(super) recent: Vec<String>,
-    /// `docs.len()` when the index was built (see [`SessionIndex::recorded_since_built`]).
+    /// `docs.len()` when the index was built or compacted (see
+    /// [`SessionIndex::recorded_since_built`]).
     built_docs: usize,
 }
 
@@ -60,9 +65,49 @@ impl SessionIndex {
         self.built_docs = self.docs.len();
     }
 
-    /// Items recorded since the index was built: catching up records every note again and
-    /// keeps the messages it dropped from keywords' lists; a refresh rebuilds the index
-    /// past a bound.
+    /// Forgets the items no keyword holds any more (replaced notes, messages past a
+    /// keyword's cap) and, past [`KEYWORDS_KEPT`] keywords, all but the recently searched
+    /// ones. In memory, no read: the kept keywords' lists are exactly what catching up made
+    /// them, so the words a conversation keeps coming back to stay cached (a rebuild read
+    /// the 64 recent keywords again and dropped the rest, which the next message using one
+    /// of them read again on the send path).
+    pub(super) fn compact(&mut self) {
+        if self.postings.len() > KEYWORDS_KEPT {
+            let recent = &self.recent;
+            self.postings.retain(|word, _| recent.contains(word));
+        }
+        let mut held = vec![false; self.docs.len()];
+        for list in self.postings.values() {
+            for &(d, _) in list {
+                held[d] = true;
+            }
+        }
+        // Old position → new one; only held items get one, and only they are referenced.
+        let mut moved_to = vec![usize::MAX; self.docs.len()];
+        let old = std::mem::take(&mut self.docs)
+            .into_iter()
+            .zip(std::mem::take(&mut self.numbers));
+        self.by_id.clear();
+        for (d, (doc, number)) in old.enumerate() {
+            if held[d] {
+                moved_to[d] = self.docs.len();
+                self.by_id
+                    .insert((doc.kind, doc.item_id.clone()), self.docs.len());
+                self.docs.push(doc);
+                self.numbers.push(number);
+            }
+        }
+        for list in self.postings.values_mut() {
+            for (d, _) in list.iter_mut() {
+                *d = moved_to[*d];
+            }
+        }
+        self.built();
+    }
+
+    /// Items recorded since the index was built or compacted: catching up records every
+    /// note again and keeps the messages it dropped from keywords' lists; a refresh
+    /// compacts the index past a bound.
     pub(super) fn recorded_since_built(&self) -> usize {
         self.docs.len().saturating_sub(self.built_docs)
     }
@@ -247,6 +292,59 @@ mod tests {
         assert_eq!(ids("turn"), ["10", "7", "8", "9"], "the newest four");
         assert_eq!(ids("quokka"), ["6"], "a rare word keeps its item");
         assert_eq!(index.version, 2);
+    }
+
+    #[test]
+    fn compacting_forgets_unheld_items_and_keeps_every_keywords_items() {
+        let mut index = SessionIndex::new(1);
+        index.stats = Some(KnowledgeStats {
+            session_id: 7,
+            ..KnowledgeStats::default()
+        });
+        let words = ["turn".to_owned(), "quokka".to_owned()];
+        let first = (1..=5).map(|id| message(id, if id <= 2 { "turn quokka" } else { "turn" }));
+        index.add(&words, first.collect());
+        let delta = MemoryDelta {
+            session_id: 7,
+            archive_mark: 8,
+            archive_last: 8,
+            archived: (6..=8).map(|id| (id, message(id, "turn"))).collect(),
+            notes: Vec::new(),
+        };
+        assert!(index.catch_up(2, delta, 4));
+        let held = |index: &SessionIndex, word: &str| -> Vec<String> {
+            let mut ids: Vec<String> = index.postings[word]
+                .iter()
+                .map(|&(d, _)| index.docs[d].item_id.clone())
+                .collect();
+            ids.sort_unstable();
+            ids
+        };
+        let (turn, quokka) = (held(&index, "turn"), held(&index, "quokka"));
+        assert_eq!(turn, ["5", "6", "7", "8"]);
+        assert_eq!(
+            index.docs.len(),
+            8,
+            "the dropped messages are still recorded"
+        );
+
+        index.compact();
+        assert_eq!(
+            (held(&index, "turn"), held(&index, "quokka")),
+            (turn, quokka)
+        );
+        let mut recorded: Vec<&str> = index.docs.iter().map(|d| d.item_id.as_str()).collect();
+        recorded.sort_unstable();
+        assert_eq!(
+            recorded,
+            ["1", "2", "5", "6", "7", "8"],
+            "3 and 4: no keyword holds them"
+        );
+        assert_eq!(index.recorded_since_built(), 0);
+
+        // Read again for another keyword: a kept item is not recorded twice.
+        index.add(&["turn".to_owned()], vec![message(1, "turn quokka")]);
+        assert_eq!(index.docs.len(), 6);
     }
 
     #[test]

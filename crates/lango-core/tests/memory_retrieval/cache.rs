@@ -264,3 +264,47 @@ async fn a_message_archived_before_it_was_indexed_is_found_once_indexed() {
         "{found:?}"
     );
 }
+
+/// A long conversation's cache is tidied after many memory changes (past 1,000 items
+/// recorded) without forgetting what it searched: a word last used long ago — many other
+/// words were searched since — is still answered without a read on the send path.
+#[tokio::test]
+async fn words_searched_long_ago_stay_cached_when_the_cache_is_tidied() {
+    use lango_core::memory::knowledge_index::KnowledgeIndex;
+
+    let (_d, store) = temp_store().await;
+    store.create_session("s", "").await.unwrap();
+    observe(&store, "s", "The quokka lives on Rottnest Island").await;
+    let index = KnowledgeIndex::default();
+    assert_eq!(
+        cached(&index, &store, "where does the quokka live?")
+            .await
+            .len(),
+        1
+    );
+    // 96 other words since (8 a message): more than the 64 a rebuild would read again.
+    for batch in 0..12 {
+        let other: Vec<String> = (0..8).map(|i| format!("topic{batch}x{i}")).collect();
+        cached(&index, &store, &other.join(" ")).await;
+    }
+    // One long memory change: 1,100 messages archived at once.
+    for i in 0..1_101 {
+        store
+            .append_message(
+                "s",
+                NewMessage::new("user", format!("Message {i} about the garden")),
+            )
+            .await
+            .unwrap();
+    }
+    store.compact_messages("s", 1_099, "summary").await.unwrap();
+    store.index_pending_messages().await.unwrap();
+    index.refresh(&store, "s").await.unwrap();
+    // And the next memory cycle.
+    observe(&store, "s", "The garden needs a fence").await;
+    index.refresh(&store, "s").await.unwrap();
+
+    let read = index.counts().read;
+    assert_eq!(cached(&index, &store, "and the quokka?").await.len(), 1);
+    assert_eq!(index.counts().read, read, "the quokka was still cached");
+}
