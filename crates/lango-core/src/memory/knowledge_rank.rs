@@ -8,8 +8,6 @@
 //! What is ranked — the cached memory items and the history's messages — comes from
 //! `memory::knowledge_index`.
 
-use std::collections::HashMap;
-
 use super::knowledge_index::Candidate;
 use super::knowledge_session::SessionIndex;
 use crate::store::{plain_snippet, term_frequencies, KnowledgeDoc, SearchHitKind, SNIPPET_TOKENS};
@@ -19,7 +17,7 @@ const B: f64 = 0.75;
 
 /// Where a ranked item is: a cached memory item (index into `SessionIndex::docs`) or a
 /// message of the history read for this call (index into `live`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Source {
     Memory(usize),
     History(usize),
@@ -54,8 +52,14 @@ pub(super) fn rank(
         }
     });
 
-    // item → (keywords held, score)
-    let mut scores: HashMap<Source, (usize, f64)> = HashMap::new();
+    // Per item, (keywords held, score): a slot per cached item, then per history message —
+    // indexing, not hashing, as a common word brings hundreds of items per call.
+    let slot = |source: Source| match source {
+        Source::Memory(d) => d,
+        Source::History(d) => index.docs.len() + d,
+    };
+    let mut scores: Vec<(usize, f64)> = vec![(0, 0.0); index.docs.len() + live.len()];
+    let mut scored: Vec<Source> = Vec::new();
     for (w, word) in words.iter().enumerate() {
         let cached = index.postings.get(word).map(Vec::as_slice).unwrap_or(&[]);
         let holding: Vec<(Source, u32)> = cached
@@ -78,15 +82,19 @@ pub(super) fn rank(
             let norm = 1.0 - B + B * (item.tokens.max(0) as f64) / avg_len[c];
             let term =
                 idf(items[c] as f64, holders[c] as f64) * (tf * (K1 + 1.0)) / (tf + K1 * norm);
-            let entry = scores.entry(source).or_default();
+            let entry = &mut scores[slot(source)];
+            if entry.0 == 0 {
+                scored.push(source);
+            }
             entry.0 += 1;
             entry.1 += term;
         }
     }
 
-    let mut ranked: Vec<Ranked<'_>> = scores
+    let mut ranked: Vec<Ranked<'_>> = scored
         .into_iter()
-        .map(|(source, (held, score))| {
+        .map(|source| {
+            let (held, score) = scores[slot(source)];
             let doc = doc(source);
             Ranked {
                 held,
