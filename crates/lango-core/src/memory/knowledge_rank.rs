@@ -149,7 +149,7 @@ struct Ranked<'a> {
 
 impl Ranked<'_> {
     /// Most keywords first, then best score; equal ones by collection in a fixed order,
-    /// newest first within one, so a ranking never depends on hash order.
+    /// newest first within one, so a ranking never depends on the order items were scored in.
     fn order(a: &Self, b: &Self) -> std::cmp::Ordering {
         b.held
             .cmp(&a.held)
