@@ -255,16 +255,30 @@ mod tests {
         }
     }
 
-    #[test]
-    fn catching_up_keeps_a_common_words_newest_archived_messages_only() {
+    /// Session 7's index at version 1, `turn` and `quokka` read from `archived`.
+    fn index_of(archived: Vec<KnowledgeDoc>) -> SessionIndex {
         let mut index = SessionIndex::new(1);
         index.stats = Some(KnowledgeStats {
             session_id: 7,
             ..KnowledgeStats::default()
         });
-        let words = ["turn".to_owned(), "quokka".to_owned()];
-        let archived: Vec<KnowledgeDoc> = (1..=5).map(|id| message(id, "turn")).collect();
-        index.add(&words, archived);
+        index.add(&["turn".to_owned(), "quokka".to_owned()], archived);
+        index
+    }
+
+    /// The ids of the items `word` holds, sorted.
+    fn held(index: &SessionIndex, word: &str) -> Vec<String> {
+        let mut ids: Vec<String> = index.postings[word]
+            .iter()
+            .map(|&(d, _)| index.docs[d].item_id.clone())
+            .collect();
+        ids.sort_unstable();
+        ids
+    }
+
+    #[test]
+    fn catching_up_keeps_a_common_words_newest_archived_messages_only() {
+        let mut index = index_of((1..=5).map(|id| message(id, "turn")).collect());
         // A memory cycle archived five more turns, one of them about a quokka.
         let delta = MemoryDelta {
             session_id: 7,
@@ -281,29 +295,19 @@ mod tests {
             notes: Vec::new(),
         };
         assert!(index.catch_up(2, delta, 4));
-        let ids = |word: &str| -> Vec<String> {
-            let mut ids: Vec<String> = index.postings[word]
-                .iter()
-                .map(|&(d, _)| index.docs[d].item_id.clone())
-                .collect();
-            ids.sort_unstable();
-            ids
-        };
-        assert_eq!(ids("turn"), ["10", "7", "8", "9"], "the newest four");
-        assert_eq!(ids("quokka"), ["6"], "a rare word keeps its item");
+        assert_eq!(
+            held(&index, "turn"),
+            ["10", "7", "8", "9"],
+            "the newest four"
+        );
+        assert_eq!(held(&index, "quokka"), ["6"], "a rare word keeps its item");
         assert_eq!(index.version, 2);
     }
 
     #[test]
     fn compacting_forgets_unheld_items_and_keeps_every_keywords_items() {
-        let mut index = SessionIndex::new(1);
-        index.stats = Some(KnowledgeStats {
-            session_id: 7,
-            ..KnowledgeStats::default()
-        });
-        let words = ["turn".to_owned(), "quokka".to_owned()];
         let first = (1..=5).map(|id| message(id, if id <= 2 { "turn quokka" } else { "turn" }));
-        index.add(&words, first.collect());
+        let mut index = index_of(first.collect());
         let delta = MemoryDelta {
             session_id: 7,
             archive_mark: 8,
@@ -312,14 +316,6 @@ mod tests {
             notes: Vec::new(),
         };
         assert!(index.catch_up(2, delta, 4));
-        let held = |index: &SessionIndex, word: &str| -> Vec<String> {
-            let mut ids: Vec<String> = index.postings[word]
-                .iter()
-                .map(|&(d, _)| index.docs[d].item_id.clone())
-                .collect();
-            ids.sort_unstable();
-            ids
-        };
         let (turn, quokka) = (held(&index, "turn"), held(&index, "quokka"));
         assert_eq!(turn, ["5", "6", "7", "8"]);
         assert_eq!(
