@@ -99,7 +99,11 @@ pub(super) fn rank(
             Ranked {
                 held,
                 score,
-                number: doc.item_id.parse().ok(),
+                // Parsed once when the item was recorded, for cached ones.
+                number: match source {
+                    Source::Memory(d) => index.number(d),
+                    Source::History(_) => doc.item_id.parse().ok(),
+                },
                 doc,
             }
         })

@@ -105,6 +105,11 @@ impl SessionIndex {
         self.built();
     }
 
+    /// The id of item `d` as a number: messages' ids (newest = largest); None for notes.
+    pub(super) fn number(&self, d: usize) -> Option<i64> {
+        self.numbers.get(d).copied().filter(|&n| n != i64::MAX)
+    }
+
     /// Items recorded since the index was built or compacted: catching up records every
     /// note again and keeps the messages it dropped from keywords' lists; a refresh
     /// compacts the index past a bound.
@@ -228,15 +233,21 @@ impl SessionIndex {
 /// Drops a keyword's oldest archived messages beyond `cap` (message ids grow with time;
 /// notes, numbered `i64::MAX`, always stay). The order of `list` does not matter.
 fn keep_newest_messages(list: &mut Vec<(usize, u32)>, numbers: &[i64], cap: usize) {
+    // Counted first: most lists are under the cap, and this runs for every cached keyword
+    // at every catch-up.
+    let messages = list
+        .iter()
+        .filter(|&&(d, _)| numbers[d] != i64::MAX)
+        .count();
+    if messages <= cap {
+        return;
+    }
     let mut ids: Vec<i64> = list
         .iter()
         .map(|&(d, _)| numbers[d])
         .filter(|&n| n != i64::MAX)
         .collect();
-    if ids.len() <= cap {
-        return;
-    }
-    let excess = ids.len() - cap;
+    let excess = messages - cap;
     let (_, &mut newest_dropped, _) = ids.select_nth_unstable(excess - 1);
     list.retain(|&(d, _)| numbers[d] > newest_dropped);
 }
