@@ -32,6 +32,12 @@ SELECT m.content, MIN(a.seq), MAX(a.seq)
  GROUP BY m.id
  ORDER BY m.seq";
 
+/// Links the rows a compaction just archived to its new summary row (`?1`) in session `?2`.
+/// Looked up by `archived_by_summary` (migration 0014): only the unlinked rows are read, not
+/// the session's whole archive — this runs inside the write transaction sends wait for.
+const LINK_TO_SUMMARY: &str =
+    "UPDATE archived_messages SET summary_id = ?1 WHERE session_id = ?2 AND summary_id IS NULL";
+
 impl Store {
     /// The session's live summary rows, each with the range of messages it replaced (see
     /// [`SummaryRow`]); an unknown key has none.
@@ -162,7 +168,7 @@ impl Store {
         .fetch_one(&mut **tx)
         .await
         .map_err(|e| self.err(e))?;
-        sqlx::query("UPDATE archived_messages SET summary_id = ? WHERE session_id = ? AND summary_id IS NULL")
+        sqlx::query(LINK_TO_SUMMARY)
             .bind(id)
             .bind(session_id)
             .execute(&mut **tx)
@@ -260,5 +266,43 @@ impl Store {
         .await
         .map_err(|e| self.err(e))?;
         rows.into_iter().map(|r| r.into_message(true)).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Both reads by summary must look the summary up in `archived_by_summary` instead of
+    /// walking the session's archive, which grows with the conversation (after 2,000 turns
+    /// the link took 6× as long as in the first turns, inside the write sends wait for).
+    #[tokio::test]
+    async fn reading_a_summarys_archived_rows_never_walks_the_sessions_archive() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let store = Store::open(&dir.path().join("lango.db"))
+            .await
+            .expect("opens");
+        for statement in [LINK_TO_SUMMARY, SUMMARY_ROWS] {
+            let plan: Vec<(i64, i64, i64, String)> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
+                "EXPLAIN QUERY PLAN {statement}"
+            )))
+            .bind(1_i64)
+            .bind(1_i64)
+            .fetch_all(store.reader())
+            .await
+            .expect("plan");
+            let archive: Vec<String> = plan
+                .into_iter()
+                .map(|step| step.3)
+                .filter(|step| step.contains("archived_messages") || step.contains(" a "))
+                .collect();
+            assert_eq!(archive.len(), 1, "{statement}: {archive:?}");
+            assert!(
+                archive[0].starts_with("SEARCH")
+                    && archive[0].contains("archived_by_summary (summary_id=? AND session_id=?"),
+                "by summary, not by session: {archive:?}"
+            );
+        }
+        store.close().await;
     }
 }
