@@ -40,9 +40,10 @@ const NOTE_SHARE: usize = 4;
 const SNIPPET_TOKENS: usize = 16;
 
 /// The newest `?2` matches of `?1` (the typed word expanded) among the messages with an id
-/// above `?3`, newest first, no ranking.
+/// above `?3` and at most `?4`, newest first, no ranking.
 const MESSAGE_CANDIDATES: &str = "
-SELECT rowid FROM message_fts WHERE message_fts MATCH ?1 AND rowid > ?3 ORDER BY rowid DESC LIMIT ?2";
+SELECT rowid FROM message_fts WHERE message_fts MATCH ?1 AND rowid > ?3 AND rowid <= ?4
+ ORDER BY rowid DESC LIMIT ?2";
 
 /// The newest `?2` matches of `?1` in the notes' indexes (small: a prefix is cheap).
 const NOTE_CANDIDATES: &str = "
@@ -52,7 +53,8 @@ UNION ALL
 SELECT 2, rowid FROM (
     SELECT rowid FROM reflection_fts WHERE reflection_fts MATCH ?1 ORDER BY rowid DESC LIMIT ?2)";
 
-/// How many of the newest message ids the first look covers; each next one 8 times more.
+/// How many of the newest message ids the first look covers; how far each next one reaches
+/// follows from what the looks before found ([`next_span`]).
 const FIRST_SPAN: i64 = 65_536;
 
 /// The indexed words starting with `?1`, shortest first (the word being typed is more
@@ -246,8 +248,9 @@ fn read_page(conn: &Connection, plan: &Plan) -> rusqlite::Result<SearchResults> 
 
 /// The newest `window` messages matching `query`, looked for among the newest ids first
 /// and further back only while fewer than `need` match: words that are each common but
-/// rarely together would otherwise have their whole match lists intersected. True when
-/// older messages were not looked at (the count is then a lower bound).
+/// rarely together would otherwise have their whole match lists intersected. Each look reads
+/// only ids the looks before did not. True when older messages were not looked at (the
+/// count is then a lower bound).
 fn message_candidates(
     conn: &Connection,
     query: &str,
@@ -260,17 +263,37 @@ fn message_candidates(
         .optional()?
         .unwrap_or(0);
     let mut statement = conn.prepare_cached(MESSAGE_CANDIDATES)?;
-    let mut span = FIRST_SPAN;
+    let mut ids: Vec<i64> = Vec::new();
+    // `read_to`: the newest id the looks so far have not read.
+    let (mut span, mut read_to) = (FIRST_SPAN, newest);
     loop {
         let above = newest.saturating_sub(span).max(0);
-        let ids: Vec<i64> = statement
-            .query_map(rusqlite::params![query, window as i64, above], |r| r.get(0))?
-            .collect::<rusqlite::Result<_>>()?;
+        let left = window.saturating_sub(ids.len()) as i64;
+        let found = statement
+            .query_map(rusqlite::params![query, left, above, read_to], |r| r.get(0))?
+            .collect::<rusqlite::Result<Vec<i64>>>()?;
+        ids.extend(found);
         if above == 0 || ids.len() >= need {
             return Ok((ids, above > 0));
         }
-        span = span.saturating_mul(8);
+        read_to = above;
+        span = next_span(span, ids.len(), need);
     }
+}
+
+/// How far back the next look reaches, from the `found` matches (fewer than `need`) among
+/// the newest `span` ids: twice as far as their density says `need` matches lie (a density
+/// is a guess), so always more than twice as far as before; every id when none matched
+/// yet. Three words each common but rarely together (374 matches in the 1M-message bench)
+/// now read ~290,000 ids for a first page (3–3.5 ms); growing 8-fold each time, looks
+/// overlapping, read 590,000 (10 ms).
+fn next_span(span: i64, found: usize, need: usize) -> i64 {
+    if found == 0 {
+        return i64::MAX;
+    }
+    let found = i64::try_from(found).unwrap_or(i64::MAX);
+    let need = i64::try_from(need).unwrap_or(i64::MAX);
+    (span.saturating_mul(need) / found).saturating_mul(2)
 }
 
 /// The page's rows as hits: their sessions, and a plain snippet each.
@@ -320,4 +343,21 @@ fn page_hits(
 
 fn json_ids(ids: &[i64]) -> String {
     serde_json::to_string(ids).unwrap_or_else(|_| "[]".to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_next_look_reaches_twice_as_far_as_the_density_found_says_a_page_lies() {
+        // 40 of 50 needed in 65,536 ids: 50 lie within ~81,920; twice that.
+        assert_eq!(next_span(65_536, 40, 50), 163_840);
+        // Nearly enough found: still over twice as far as before.
+        assert_eq!(next_span(65_536, 49, 50), 133_746);
+        // A handful: as far as their density says, twice over.
+        assert_eq!(next_span(65_536, 5, 50), 1_310_720);
+        assert_eq!(next_span(65_536, 0, 50), i64::MAX, "none yet: every id");
+        assert_eq!(next_span(i64::MAX / 2, 1, 500), i64::MAX, "saturates");
+    }
 }

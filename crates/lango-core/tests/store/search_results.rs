@@ -330,3 +330,42 @@ async fn a_search_looks_further_back_only_while_the_newest_messages_fill_no_page
     assert_eq!((next.total, next.total_is_lower_bound), (120, false));
     assert_eq!(next.hits.len(), 50);
 }
+
+#[tokio::test]
+async fn a_search_looks_back_only_as_far_as_the_newest_matches_say_a_page_needs() {
+    let (_d, store) = temp_store().await;
+    store.create_session("s", "").await.unwrap();
+    let pool = side_door(&store).await;
+    // Newest id 1,000,000: 40 matches among the newest 65,536 ids, 20 more ~100,000 back,
+    // 20 more ~400,000 back.
+    for (first_id, first_seq, rows) in [(600_001, 1, 20), (900_001, 21, 20), (999_961, 41, 40)] {
+        sqlx::query(
+            "WITH RECURSIVE n(x) AS (SELECT 0 UNION ALL SELECT x + 1 FROM n WHERE x < ?3 - 1)
+             INSERT INTO messages (id, session_id, seq, role, content, created_at)
+             SELECT ?1 + x, 1, ?2 + x, 'user', 'alpha beta ' || x, ?2 + x FROM n",
+        )
+        .bind(first_id)
+        .bind(first_seq)
+        .bind(rows)
+        .execute(&pool)
+        .await
+        .unwrap();
+    }
+    pool.close().await;
+
+    // 40 matches where a page needs 50: at that density 50 lie within ~82,000 ids, so the
+    // search reads twice that far (163,840 ids), not the 400,000 to the oldest ones.
+    let first = store.search_page("alpha beta", None, 50, 0).await.unwrap();
+    assert_eq!(
+        (first.total, first.total_is_lower_bound, first.more),
+        (60, true, true)
+    );
+    assert!(
+        first.hits.iter().all(|h| h.seq.unwrap() > 20),
+        "the oldest were not read"
+    );
+    // Two pages need 100: the density found says further back than every id there is.
+    let next = store.search_page("alpha beta", None, 50, 50).await.unwrap();
+    assert_eq!((next.total, next.total_is_lower_bound), (80, false));
+    assert_eq!(next.hits.len(), 30);
+}
