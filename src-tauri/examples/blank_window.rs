@@ -45,6 +45,11 @@ fn main() {
     }
     let mut context = tauri::generate_context!();
     context.set_assets(Box::new(BlankPage));
+    // `tauri.conf.json` creates the window hidden (Lango shows it once its page has loaded,
+    // `lango_desktop_lib::reveal`); the floor is a default Tauri window, created visible.
+    for window in &mut context.config_mut().app.windows {
+        window.visible = true;
+    }
     if let Err(e) = tauri::Builder::default().run(context) {
         eprintln!("blank_window: {e}");
         std::process::exit(1);

@@ -1,5 +1,6 @@
 //! Lango's desktop shell. Owns the Tauri application: process set-up (logging, one instance
-//! per data folder), the window (from `tauri.conf.json`), the commands the UI may invoke,
+//! per data folder), the window (from `tauri.conf.json`, shown once its page has loaded:
+//! `reveal`), the commands the UI may invoke,
 //! forwarding the memory's events to the window, and a graceful shutdown. It holds no chat
 //! logic of its own: commands are thin adapters over `lango_core::app::App`.
 
@@ -11,6 +12,7 @@ mod logging;
 #[cfg_attr(not(target_os = "macos"), allow(dead_code))]
 mod menu;
 mod opener;
+pub mod reveal;
 pub mod state;
 
 use lango_core::app::App;
@@ -71,17 +73,19 @@ pub fn run() {
             if let Some(primary) = primary {
                 let ping_handle = handle.clone();
                 primary.on_ping(move || {
-                    if let Some(window) = ping_handle.get_webview_window("main") {
+                    if let Some(window) = ping_handle.get_webview_window(reveal::MAIN_WINDOW) {
                         let _ = window.unminimize();
                         let _ = window.show();
                         let _ = window.set_focus();
                     }
                 });
             }
+            tauri::async_runtime::spawn(reveal::fallback(handle.clone()));
             tauri::async_runtime::spawn(quit_on_signals(handle.clone()));
             tauri::async_runtime::spawn(open_app(handle, paths.clone(), started, Some(boot)));
             Ok(())
         })
+        .on_page_load(reveal::on_page_load)
         .invoke_handler(tauri::generate_handler![
             commands::status::app_status,
             commands::sessions::list_sessions,

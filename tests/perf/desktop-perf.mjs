@@ -44,8 +44,8 @@ const env = { LANGO_HOME: HOME, XDG_DATA_HOME: xdg('data'), XDG_CACHE_HOME: xdg(
 
 /**
  * One cold start of `bin` under its own WebDriver: from the process start to `#app-version`
- * showing text (Lango: the shell rendered with the backend's status). `then(session, pid)`
- * runs before the app is stopped.
+ * showing text (Lango: the shell rendered with the backend's status) in a window on screen
+ * (`document.visibilityState`). `then(session, pid)` runs before the app is stopped.
  */
 async function coldStart(bin, then) {
   const driver = await startDriver({ env });
@@ -54,6 +54,11 @@ async function coldStart(bin, then) {
     const session = await Session.create(driver.url, { binary: bin });
     await waitFor(async () => (await session.findAll('#app-version')).length > 0, { timeout: 30_000, interval: 10 });
     await session.waitForText('#app-version', (t) => t.length > 0, 30_000);
+    // And on screen: Lango's window appears once its page has loaded (src-tauri/src/reveal.rs).
+    await waitFor(async () => (await session.execute('return document.visibilityState')) === 'visible', {
+      timeout: 30_000,
+      interval: 10,
+    });
     const interactiveAt = performance.now();
     const withDriverMs = interactiveAt - t0;
     // What a user waits for: from the app's process start (the click on its icon), not from
