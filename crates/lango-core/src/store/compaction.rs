@@ -283,17 +283,10 @@ mod tests {
             .await
             .expect("opens");
         for statement in [LINK_TO_SUMMARY, SUMMARY_ROWS] {
-            let plan: Vec<(i64, i64, i64, String)> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
-                "EXPLAIN QUERY PLAN {statement}"
-            )))
-            .bind(1_i64)
-            .bind(1_i64)
-            .fetch_all(store.reader())
-            .await
-            .expect("plan");
-            let archive: Vec<String> = plan
+            let archive: Vec<String> = store
+                .query_plan(statement)
+                .await
                 .into_iter()
-                .map(|step| step.3)
                 .filter(|step| step.contains("archived_messages") || step.contains(" a "))
                 .collect();
             assert_eq!(archive.len(), 1, "{statement}: {archive:?}");

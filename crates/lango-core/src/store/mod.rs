@@ -226,6 +226,21 @@ impl Store {
     fn err(&self, e: sqlx::Error) -> StoreError {
         error::classify(e, &self.inner.path, &self.inner.backups_dir)
     }
+
+    /// The steps of `EXPLAIN QUERY PLAN <statement>`, its parameters bound to 1: for tests
+    /// that pin how a statement reads its tables.
+    #[cfg(test)]
+    pub(crate) async fn query_plan(&self, statement: &str) -> Vec<String> {
+        let plan: Vec<(i64, i64, i64, String)> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
+            "EXPLAIN QUERY PLAN {statement}"
+        )))
+        .bind(1_i64)
+        .bind(1_i64)
+        .fetch_all(self.reader())
+        .await
+        .expect("a query plan");
+        plan.into_iter().map(|step| step.3).collect()
+    }
 }
 
 /// The write pool, borrowed with the write gate held.

@@ -264,8 +264,9 @@ fn message_candidates(
         .unwrap_or(0);
     let mut statement = conn.prepare_cached(MESSAGE_CANDIDATES)?;
     let mut ids: Vec<i64> = Vec::new();
-    // `read_to`: the newest id the looks so far have not read.
-    let (mut span, mut read_to) = (FIRST_SPAN, newest);
+    // `read_to`: the newest id the looks so far have not read. The first look has no upper
+    // bound: a message appended since `newest` was read counts too.
+    let (mut span, mut read_to) = (FIRST_SPAN, i64::MAX);
     loop {
         let above = newest.saturating_sub(span).max(0);
         let left = window.saturating_sub(ids.len()) as i64;

@@ -271,14 +271,7 @@ mod tests {
             .into_iter()
             .chain(VERSION_INDEXED_ARCHIVE);
         for statement in statements {
-            let plan: Vec<(i64, i64, i64, String)> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
-                "EXPLAIN QUERY PLAN {statement}"
-            )))
-            .bind(1_i64)
-            .fetch_all(store.reader())
-            .await
-            .expect("plan");
-            let plan: Vec<String> = plan.into_iter().map(|step| step.3).collect();
+            let plan = store.query_plan(statement).await;
             let reads: Vec<&String> = plan
                 .iter()
                 .filter(|step| step.starts_with("SEARCH") || step.starts_with("SCAN"))

@@ -53,6 +53,22 @@ async fn insert_rows(store: &Store, key: &str, rows: i64, word: &str) {
     pool.close().await;
 }
 
+/// `rows` messages "alpha beta <n>" in session 1 with consecutive ids from `first_id` and
+/// seqs from `first_seq`: ids far apart, as after many other messages, without writing those.
+async fn insert_alpha_betas(pool: &sqlx::SqlitePool, first_id: i64, first_seq: i64, rows: i64) {
+    sqlx::query(
+        "WITH RECURSIVE n(x) AS (SELECT 0 UNION ALL SELECT x + 1 FROM n WHERE x < ?3 - 1)
+         INSERT INTO messages (id, session_id, seq, role, content, created_at)
+         SELECT ?1 + x, 1, ?2 + x, 'user', 'alpha beta ' || x, ?2 + x FROM n",
+    )
+    .bind(first_id)
+    .bind(first_seq)
+    .bind(rows)
+    .execute(pool)
+    .await
+    .unwrap();
+}
+
 /// Waits (up to 30 s) until the background indexing has emptied the queue; `why` names what
 /// failed if it never does.
 async fn background_indexing_done(store: &Store, why: &str) {
@@ -303,16 +319,7 @@ async fn a_search_looks_further_back_only_while_the_newest_messages_fill_no_page
     let pool = side_door(&store).await;
     // 60 old messages, then (ids far later, as after 200,000 others) 60 new ones.
     for (first_id, first_seq) in [(1, 1), (200_001, 61)] {
-        sqlx::query(
-            "WITH RECURSIVE n(x) AS (SELECT 0 UNION ALL SELECT x + 1 FROM n WHERE x < 59)
-             INSERT INTO messages (id, session_id, seq, role, content, created_at)
-             SELECT ?1 + x, 1, ?2 + x, 'user', 'alpha beta ' || x, ?2 + x FROM n",
-        )
-        .bind(first_id)
-        .bind(first_seq)
-        .execute(&pool)
-        .await
-        .unwrap();
+        insert_alpha_betas(&pool, first_id, first_seq, 60).await;
     }
     pool.close().await;
 
@@ -339,17 +346,7 @@ async fn a_search_looks_back_only_as_far_as_the_newest_matches_say_a_page_needs(
     // Newest id 1,000,000: 40 matches among the newest 65,536 ids, 20 more ~100,000 back,
     // 20 more ~400,000 back.
     for (first_id, first_seq, rows) in [(600_001, 1, 20), (900_001, 21, 20), (999_961, 41, 40)] {
-        sqlx::query(
-            "WITH RECURSIVE n(x) AS (SELECT 0 UNION ALL SELECT x + 1 FROM n WHERE x < ?3 - 1)
-             INSERT INTO messages (id, session_id, seq, role, content, created_at)
-             SELECT ?1 + x, 1, ?2 + x, 'user', 'alpha beta ' || x, ?2 + x FROM n",
-        )
-        .bind(first_id)
-        .bind(first_seq)
-        .bind(rows)
-        .execute(&pool)
-        .await
-        .unwrap();
+        insert_alpha_betas(&pool, first_id, first_seq, rows).await;
     }
     pool.close().await;
 
