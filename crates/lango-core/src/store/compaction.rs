@@ -278,10 +278,7 @@ mod tests {
     /// the link took 6× as long as in the first turns, inside the write sends wait for).
     #[tokio::test]
     async fn reading_a_summarys_archived_rows_never_walks_the_sessions_archive() {
-        let dir = tempfile::tempdir().expect("temp dir");
-        let store = Store::open(&dir.path().join("lango.db"))
-            .await
-            .expect("opens");
+        let (_dir, store) = Store::open_temporary().await;
         for statement in [LINK_TO_SUMMARY, SUMMARY_ROWS] {
             let archive: Vec<String> = store
                 .query_plan(statement)

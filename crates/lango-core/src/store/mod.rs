@@ -227,6 +227,17 @@ impl Store {
         error::classify(e, &self.inner.path, &self.inner.backups_dir)
     }
 
+    /// A new store in a temporary folder (kept while the returned guard lives), for the
+    /// store's own tests.
+    #[cfg(test)]
+    pub(crate) async fn open_temporary() -> (tempfile::TempDir, Store) {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let store = Store::open(&dir.path().join("lango.db"))
+            .await
+            .expect("opens");
+        (dir, store)
+    }
+
     /// The steps of `EXPLAIN QUERY PLAN <statement>`, its parameters bound to 1: for tests
     /// that pin how a statement reads its tables.
     #[cfg(test)]

@@ -263,10 +263,7 @@ mod tests {
     /// below its last id: each statement reads the queue first, then each row by id.
     #[tokio::test]
     async fn a_batch_looks_its_rows_up_by_id_from_the_queue() {
-        let dir = tempfile::tempdir().expect("temp dir");
-        let store = Store::open(&dir.path().join("lango.db"))
-            .await
-            .expect("opens");
+        let (_dir, store) = Store::open_temporary().await;
         let statements = [INDEX_QUEUED, QUEUED_TEXTS]
             .into_iter()
             .chain(VERSION_INDEXED_ARCHIVE);
