@@ -13,6 +13,9 @@ use std::path::{Path, PathBuf};
 /// Environment variable that moves every Lango file under one folder.
 pub const HOME_ENV: &str = "LANGO_HOME";
 
+/// Environment variable that sends exports to one folder instead of the Downloads folder.
+pub const EXPORT_ENV: &str = "LANGO_EXPORT_DIR";
+
 /// File name of the SQLite database inside [`AppPaths::data_dir`].
 pub const DATABASE_FILE: &str = "lango.db";
 
@@ -31,16 +34,28 @@ pub struct AppPaths {
     pub data_dir: PathBuf,
     pub config_dir: PathBuf,
     pub log_dir: PathBuf,
+    /// Where exports go when the user chose a folder (`LANGO_EXPORT_DIR`); `None` means
+    /// the Downloads folder. Resolved once here so that each app keeps its own.
+    pub export_dir: Option<PathBuf>,
 }
 
 impl AppPaths {
     /// Resolves the folders: `data_dir_override`, else `$LANGO_HOME`, else the platform dirs.
     pub fn resolve(data_dir_override: Option<&Path>) -> Result<Self, PathsError> {
+        let export_dir = std::env::var_os(EXPORT_ENV)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from);
         if let Some(dir) = data_dir_override {
-            return Ok(Self::under(dir));
+            return Ok(Self {
+                export_dir,
+                ..Self::under(dir)
+            });
         }
         if let Some(home) = std::env::var_os(HOME_ENV).filter(|v| !v.is_empty()) {
-            return Ok(Self::under(Path::new(&home)));
+            return Ok(Self {
+                export_dir,
+                ..Self::under(Path::new(&home))
+            });
         }
         let dirs = directories::ProjectDirs::from("dev", "Lango", "Lango")
             .ok_or(PathsError::NoHomeDirectory)?;
@@ -54,15 +69,17 @@ impl AppPaths {
             data_dir: dirs.data_local_dir().to_path_buf(),
             config_dir: dirs.config_dir().to_path_buf(),
             log_dir: dirs.data_local_dir().join("logs"),
+            export_dir,
         })
     }
 
-    /// Every file under one folder (portable installs, tests).
+    /// Every file under one folder (portable installs, tests); exports to Downloads.
     pub fn under(home: &Path) -> Self {
         Self {
             data_dir: home.to_path_buf(),
             config_dir: home.to_path_buf(),
             log_dir: home.join("logs"),
+            export_dir: None,
         }
     }
 

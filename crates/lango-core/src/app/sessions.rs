@@ -226,8 +226,8 @@ impl App {
     }
 
     fn export_dir(&self) -> PathBuf {
-        if let Some(dir) = std::env::var_os("LANGO_EXPORT_DIR").filter(|d| !d.is_empty()) {
-            return PathBuf::from(dir);
+        if let Some(dir) = &self.inner.paths.export_dir {
+            return dir.clone();
         }
         directories::UserDirs::new()
             .and_then(|u| u.download_dir().map(PathBuf::from))

@@ -164,8 +164,7 @@ async fn the_context_meter_counts_the_attached_files() {
 
 #[tokio::test]
 async fn a_markdown_export_writes_the_attached_files_beside_it_and_links_them() {
-    let (home, _fake, app) = app_with(Script::new([Turn::text(["Seen."])])).await;
-    std::env::set_var("LANGO_EXPORT_DIR", home.path().join("exports-attached"));
+    let (_home, _fake, app) = app_with(Script::new([Turn::text(["Seen."])])).await;
     let notes = app
         .prepare_attachment("notes [draft].md", b"- first\n- second".to_vec())
         .await

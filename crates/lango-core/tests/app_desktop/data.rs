@@ -67,8 +67,7 @@ async fn a_stored_key_never_reaches_the_settings_database_or_exports() {
 
 #[tokio::test]
 async fn export_writes_markdown_and_json_files_with_the_conversation() {
-    let (home, _fake, app) = app_with(Script::new([Turn::text(["The answer is 42."])])).await;
-    std::env::set_var("LANGO_EXPORT_DIR", home.path().join("exports"));
+    let (_home, _fake, app) = app_with(Script::new([Turn::text(["The answer is 42."])])).await;
     send(&app, "s", "What is the answer?").await;
     let md = app
         .export_session("s", ExportFormat::Markdown)
@@ -87,7 +86,6 @@ async fn export_writes_markdown_and_json_files_with_the_conversation() {
 #[tokio::test]
 async fn only_files_this_app_exported_can_be_shown_in_the_file_manager() {
     let (home, _fake, app) = app_with(Script::new([Turn::text(["Shown."])])).await;
-    std::env::set_var("LANGO_EXPORT_DIR", home.path().join("exports-shown"));
     send(&app, "s", "Show me").await;
     let md = app
         .export_session("s", ExportFormat::Markdown)
@@ -113,10 +111,8 @@ async fn only_files_this_app_exported_can_be_shown_in_the_file_manager() {
 /// JSON, and a file name Windows accepts from any title.
 #[tokio::test]
 async fn exports_use_lf_line_endings_and_a_file_name_every_os_accepts() {
-    let (home, _fake, app) =
+    let (_home, _fake, app) =
         app_with(Script::new([Turn::text(["Line one.\r\nLine two.\rEnd."])])).await;
-    let dir = home.path().join("exports-lf");
-    std::env::set_var("LANGO_EXPORT_DIR", &dir);
     send(&app, "s", "First\r\nsecond").await;
     app.rename_session("s", "Plans: \"a/b\" <draft>?. ")
         .await

@@ -32,9 +32,15 @@ fn settings_with_provider(base_url: &str) -> Value {
     })
 }
 
+/// Opens the app in `home`; its exports go to `home/exports` (each test its own folder:
+/// the process environment is shared by tests running in parallel).
 async fn open_app(home: &Path) -> App {
     std::env::set_var("LANGO_FAKE_API_KEY", KEY);
-    App::open(AppPaths::under(home)).await.expect("app opens")
+    let paths = AppPaths {
+        export_dir: Some(home.join("exports")),
+        ..AppPaths::under(home)
+    };
+    App::open(paths).await.expect("app opens")
 }
 
 async fn app_with(script: Script) -> (tempfile::TempDir, FakeProvider, App) {
