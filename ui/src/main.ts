@@ -2,6 +2,7 @@ import { mount } from 'svelte';
 import App from './App.svelte';
 import './app.css';
 import { refuseStrayDrops } from './lib/attachments';
+import { loadMarkdown } from './lib/markdownLoader';
 import { markPlatform } from './lib/platform';
 
 // Marks for `make perf` (tests/perf/desktop-perf.mjs): where the cold start goes.
@@ -16,4 +17,16 @@ refuseStrayDrops(window);
 markPlatform(document.documentElement, navigator.userAgent);
 const app = mount(App, { target });
 performance.mark('lango:mounted');
+
+// The Markdown renderer stays out of the start-up bundle (lib/markdownLoader.ts) and loads
+// once the window has loaded and is idle, well before a conversation is opened in practice.
+window.addEventListener(
+  'load',
+  () => {
+    const warm = () => void loadMarkdown().catch(() => undefined);
+    if (typeof window.requestIdleCallback === 'function') window.requestIdleCallback(warm, { timeout: 1000 });
+    else setTimeout(warm, 200);
+  },
+  { once: true },
+);
 export default app;
