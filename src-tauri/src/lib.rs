@@ -136,6 +136,7 @@ pub fn run() {
             commands::sessions::find_in_session,
             commands::updates::check_for_updates,
             commands::updates::open_release_page,
+            reveal::shell_mounted,
         ])
         .build(context);
     let app = match app {

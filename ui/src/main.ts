@@ -1,8 +1,8 @@
 import { mount } from 'svelte';
 import App from './App.svelte';
 import './app.css';
+import { shellMounted } from './lib/api/commands';
 import { refuseStrayDrops } from './lib/attachments';
-import { loadMarkdown } from './lib/markdownLoader';
 import { markPlatform } from './lib/platform';
 
 // Marks for `make perf` (tests/perf/desktop-perf.mjs): where the cold start goes.
@@ -17,16 +17,8 @@ refuseStrayDrops(window);
 markPlatform(document.documentElement, navigator.userAgent);
 const app = mount(App, { target });
 performance.mark('lango:mounted');
+// The window is created hidden; shown now, it draws its first frame right after the first
+// layout (src-tauri/src/reveal.rs). A page that cannot say so is shown at its load event.
+void shellMounted().catch(() => undefined);
 
-// The Markdown renderer stays out of the start-up bundle (lib/markdownLoader.ts) and loads
-// once the window has loaded and is idle, well before a conversation is opened in practice.
-window.addEventListener(
-  'load',
-  () => {
-    const warm = () => void loadMarkdown().catch(() => undefined);
-    if (typeof window.requestIdleCallback === 'function') window.requestIdleCallback(warm, { timeout: 1000 });
-    else setTimeout(warm, 200);
-  },
-  { once: true },
-);
 export default app;

@@ -73,6 +73,9 @@ export const showExport = (path: string) => call<void>('show_export', { path });
 export const checkForUpdates = () => call<UpdateCheck>('check_for_updates');
 export const openReleasePage = (url: string) => call<void>('open_release_page', { url });
 
+// The window: shown once the shell is in the DOM (src-tauri/src/reveal.rs).
+export const shellMounted = () => call<void>('shell_mounted');
+
 // Sessions
 export const listSessions = (limit = 500) => call<SessionSummary[]>('list_sessions', { limit });
 export const createSession = () => call<SessionSummary>('create_session');
