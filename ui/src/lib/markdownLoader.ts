@@ -1,9 +1,10 @@
 /**
- * The Markdown renderer (lib/markdown.ts: marked and DOMPurify, ~80 KB) as a chunk of its
- * own, loaded once: the window shows no message at start-up, so it does not parse or run
- * that code before it is usable. `main.ts` asks for it once the page has loaded, so it is
- * normally in before the user opens a conversation; until then a message shows as plain
- * text (`Markdown.svelte`).
+ * The Markdown renderer (lib/markdown.ts: marked and DOMPurify, ~85 KB) as a chunk of its
+ * own, loaded once, when first needed: the window shows no message at start-up, so it does
+ * not parse, run or keep that code (~2 MB of the web process at idle) before then. Opening a
+ * conversation loads it alongside the first page of messages, and a turn as the model starts
+ * (`pages.svelte.ts`, `ChatView.svelte`); a message shown before it is in shows its text
+ * plain, then formatted (`Markdown.svelte`).
  */
 
 export type MarkdownRenderer = typeof import('./markdown');

@@ -8,6 +8,7 @@ import { pageMessages } from '../../lib/api/commands';
 import type { StoredMessage } from '../../lib/api/types';
 import { mergeNewest, mergeOlder } from '../../lib/chatStream';
 import { toAppError } from '../../lib/errors';
+import { loadMarkdown } from '../../lib/markdownLoader';
 
 /** Newest page size, and the page size used when seeking a search hit. */
 const PAGE = 100;
@@ -54,7 +55,9 @@ export class ConversationPages {
     const gen = this.generation;
     this.loading = true;
     try {
-      const page = await pageMessages(key, null, PAGE);
+      // The first page is shown formatted: the Markdown renderer's chunk loads alongside it
+      // (once; without it the messages show plain, then formatted).
+      const [page] = await Promise.all([pageMessages(key, null, PAGE), loadMarkdown().catch(() => null)]);
       if (gen !== this.generation) return;
       this.messages = page;
       this.hasOlder = page.length === PAGE;

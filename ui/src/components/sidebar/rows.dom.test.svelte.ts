@@ -1,9 +1,11 @@
 // Mounted (npm run test:dom): the sidebar with hundreds of conversations renders a page of
-// rows first and the next page as the user scrolls near the end of the list.
+// rows first and the next page as the user scrolls near the end of the list; a row's time
+// gets its full-date tooltip when the pointer comes over it, not as the list renders.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { flushSync, mount, unmount } from 'svelte';
 import type { SessionSummary } from '../../lib/api/types';
 import { ROW_PAGE } from '../../lib/rowWindow';
+import { fullTime } from '../../lib/sessions';
 
 const commands = vi.hoisted(() => ({
   deleteSession: vi.fn(),
@@ -92,5 +94,31 @@ describe('the sidebar with many conversations', () => {
     await settle();
     expect(rows()).toBe(120);
     expect(document.querySelector('.more-rows'), 'no marker once everything is shown').toBeNull();
+  });
+});
+
+describe("a conversation's time in the sidebar", () => {
+  it('shows the full date as a tooltip once the pointer is over it, formatting none before', async () => {
+    const [first] = conversations(3);
+    commands.listSessions.mockResolvedValue(conversations(3));
+    app = mount(Sidebar, {
+      target: document.body,
+      props: {
+        status: null,
+        currentKey: null,
+        sessionsVersion: 0,
+        onSelect: () => {},
+        onNewChat: () => {},
+        onDeleted: () => {},
+      },
+    });
+    await settle();
+    const times = [...document.querySelectorAll<HTMLElement>('.session-item time')];
+    expect(times).toHaveLength(3);
+    expect(times.filter((t) => t.hasAttribute('title'))).toHaveLength(0);
+
+    const time = document.querySelector<HTMLElement>(`.session-item[data-key="${first.key}"] time`)!;
+    time.dispatchEvent(new Event('pointerenter'));
+    expect(time.title).toBe(fullTime(first.updatedAt));
   });
 });
