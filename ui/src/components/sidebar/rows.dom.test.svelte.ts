@@ -59,6 +59,23 @@ const conversations = (n: number): SessionSummary[] =>
   }));
 
 let app: ReturnType<typeof mount> | null = null;
+
+/** Mounts the sidebar over `sessions` and lets their rows render. */
+async function showSidebar(sessions: SessionSummary[]) {
+  commands.listSessions.mockResolvedValue(sessions);
+  app = mount(Sidebar, {
+    target: document.body,
+    props: {
+      status: null,
+      currentKey: null,
+      sessionsVersion: 0,
+      onSelect: () => {},
+      onNewChat: () => {},
+      onDeleted: () => {},
+    },
+  });
+  await settle();
+}
 afterEach(() => {
   if (app) unmount(app);
   app = null;
@@ -68,19 +85,7 @@ afterEach(() => {
 
 describe('the sidebar with many conversations', () => {
   it('renders a page of rows first, every pinned one, and the next page when the end comes into view', async () => {
-    commands.listSessions.mockResolvedValue(conversations(120));
-    app = mount(Sidebar, {
-      target: document.body,
-      props: {
-        status: null,
-        currentKey: null,
-        sessionsVersion: 0,
-        onSelect: () => {},
-        onNewChat: () => {},
-        onDeleted: () => {},
-      },
-    });
-    await settle();
+    await showSidebar(conversations(120));
     const rows = () => document.querySelectorAll('.session-item').length;
     const pinned = () => document.querySelectorAll('section[aria-labelledby="pinned-heading"] .session-item').length;
     expect(pinned()).toBe(1);
@@ -100,19 +105,7 @@ describe('the sidebar with many conversations', () => {
 describe("a conversation's time in the sidebar", () => {
   it('shows the full date as a tooltip once the pointer is over it, formatting none before', async () => {
     const [first] = conversations(3);
-    commands.listSessions.mockResolvedValue(conversations(3));
-    app = mount(Sidebar, {
-      target: document.body,
-      props: {
-        status: null,
-        currentKey: null,
-        sessionsVersion: 0,
-        onSelect: () => {},
-        onNewChat: () => {},
-        onDeleted: () => {},
-      },
-    });
-    await settle();
+    await showSidebar(conversations(3));
     const times = [...document.querySelectorAll<HTMLElement>('.session-item time')];
     expect(times).toHaveLength(3);
     expect(times.filter((t) => t.hasAttribute('title'))).toHaveLength(0);
