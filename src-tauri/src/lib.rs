@@ -1,6 +1,6 @@
 //! Lango's desktop shell. Owns the Tauri application: process set-up (logging, one instance
-//! per data folder), the window (from `tauri.conf.json`, shown once its page has loaded:
-//! `reveal`), the commands the UI may invoke,
+//! per data folder), the window (from `tauri.conf.json`, shown once its page has mounted
+//! its shell: `reveal`), the commands the UI may invoke,
 //! forwarding the memory's events to the window, and a graceful shutdown. It holds no chat
 //! logic of its own: commands are thin adapters over `lango_core::app::App`.
 

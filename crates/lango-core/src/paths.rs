@@ -40,22 +40,23 @@ pub struct AppPaths {
 }
 
 impl AppPaths {
-    /// Resolves the folders: `data_dir_override`, else `$LANGO_HOME`, else the platform dirs.
+    /// Resolves the folders: `data_dir_override`, else `$LANGO_HOME`, else the platform dirs;
+    /// exports go to `$LANGO_EXPORT_DIR` when it is set.
     pub fn resolve(data_dir_override: Option<&Path>) -> Result<Self, PathsError> {
-        let export_dir = std::env::var_os(EXPORT_ENV)
+        let mut paths = Self::folders(data_dir_override)?;
+        paths.export_dir = std::env::var_os(EXPORT_ENV)
             .filter(|v| !v.is_empty())
             .map(PathBuf::from);
+        Ok(paths)
+    }
+
+    /// The data, config and log folders of [`AppPaths::resolve`].
+    fn folders(data_dir_override: Option<&Path>) -> Result<Self, PathsError> {
         if let Some(dir) = data_dir_override {
-            return Ok(Self {
-                export_dir,
-                ..Self::under(dir)
-            });
+            return Ok(Self::under(dir));
         }
         if let Some(home) = std::env::var_os(HOME_ENV).filter(|v| !v.is_empty()) {
-            return Ok(Self {
-                export_dir,
-                ..Self::under(Path::new(&home))
-            });
+            return Ok(Self::under(Path::new(&home)));
         }
         let dirs = directories::ProjectDirs::from("dev", "Lango", "Lango")
             .ok_or(PathsError::NoHomeDirectory)?;
@@ -69,7 +70,7 @@ impl AppPaths {
             data_dir: dirs.data_local_dir().to_path_buf(),
             config_dir: dirs.config_dir().to_path_buf(),
             log_dir: dirs.data_local_dir().join("logs"),
-            export_dir,
+            export_dir: None,
         })
     }
 
