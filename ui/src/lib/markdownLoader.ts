@@ -3,28 +3,21 @@
  * own, loaded once, when first needed: the window shows no message at start-up, so it does
  * not parse, run or keep that code (~2 MB of the web process at idle) before then. Opening a
  * conversation loads it alongside the first page of messages, and a turn as the model starts
- * (`pages.svelte.ts`, `ChatView.svelte`); a message shown before it is in shows its text
+ * (`components/chat/messageView.ts`); a message shown before it is in shows its text
  * plain, then formatted (`Markdown.svelte`).
  */
+import { LazyModule } from './lazyModule.svelte';
 
 export type MarkdownRenderer = typeof import('./markdown');
 
-let renderer: MarkdownRenderer | null = null;
-let load: Promise<MarkdownRenderer> | null = null;
+const renderer = new LazyModule<MarkdownRenderer>(() => import('./markdown'));
 
 /** The renderer when it has loaded, else null. */
 export function markdownRenderer(): MarkdownRenderer | null {
-  return renderer;
+  return renderer.current;
 }
 
 /** Loads the renderer once; a failed load is asked again by the next caller. */
 export function loadMarkdown(): Promise<MarkdownRenderer> {
-  load ??= import('./markdown').then(
-    (module) => (renderer = module),
-    (e: unknown) => {
-      load = null;
-      throw e;
-    },
-  );
-  return load;
+  return renderer.load();
 }

@@ -381,8 +381,16 @@ describe('sending a message with files', () => {
     ]);
     expect(chips(target)).toHaveLength(0);
     expect(target.querySelector<HTMLTextAreaElement>('#composer-input')!.value).toBe('');
-    // While the reply is written, the pending message shows its files.
-    const pending = target.querySelector<HTMLElement>('article[data-status="pending"]')!;
+    // While the reply is written, the pending message shows its files (once the list's chunk,
+    // asked for as the turn starts, is in: compiling it here takes longer than in the app).
+    const pending = await vi.waitFor(
+      () => {
+        const shown = target.querySelector<HTMLElement>('article[data-status="pending"]');
+        if (!shown) throw new Error('no pending message yet');
+        return shown;
+      },
+      { timeout: 15_000 },
+    );
     expect(pending.textContent).toContain('Compare these');
     expect(pending.textContent).toContain('a.txt');
     expect(pending.querySelector('[aria-label="b.png"]')).not.toBeNull();

@@ -8,7 +8,7 @@ import { pageMessages } from '../../lib/api/commands';
 import type { StoredMessage } from '../../lib/api/types';
 import { mergeNewest, mergeOlder } from '../../lib/chatStream';
 import { toAppError } from '../../lib/errors';
-import { loadMarkdown } from '../../lib/markdownLoader';
+import { loadMessageView } from './messageView';
 
 /** Newest page size, and the page size used when seeking a search hit. */
 const PAGE = 100;
@@ -55,9 +55,10 @@ export class ConversationPages {
     const gen = this.generation;
     this.loading = true;
     try {
-      // The first page is shown formatted: the Markdown renderer's chunk loads alongside it
-      // (once; without it the messages show plain, then formatted).
-      const [page] = await Promise.all([pageMessages(key, null, PAGE), loadMarkdown().catch(() => null)]);
+      // The first page is shown with what shows messages: the conversation's components and
+      // the Markdown renderer load alongside it (once; without the renderer the messages show
+      // plain, then formatted).
+      const [page] = await Promise.all([pageMessages(key, null, PAGE), loadMessageView().catch(() => null)]);
       if (gen !== this.generation) return;
       this.messages = page;
       this.hasOlder = page.length === PAGE;
