@@ -396,7 +396,7 @@ describe('sending a message with files', () => {
     expect(pending.querySelector('[aria-label="b.png"]')).not.toBeNull();
     reply.resolve({ status: 'complete', error: null, truncated: false });
     await settle();
-  });
+  }, 20_000);
 
   it('sends files without text', async () => {
     const target = await showChat('chat-files-only');

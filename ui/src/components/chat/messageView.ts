@@ -4,6 +4,7 @@
  * conversation's list once `conversationParts.current` is in; opening a conversation waits
  * for both alongside its first page (`pages.svelte.ts`), so its replies never flash plain.
  */
+import type { Attachment } from 'svelte/attachments';
 import { LazyModule } from '../../lib/lazyModule.svelte';
 import { loadMarkdown } from '../../lib/markdownLoader';
 
@@ -16,3 +17,19 @@ export const conversationParts = new LazyModule<ConversationParts>(() => import(
 export async function loadMessageView(): Promise<void> {
   await Promise.all([conversationParts.load(), loadMarkdown()]);
 }
+
+/**
+ * For where a conversation is picked (the sidebar's lists): the pointer coming over it, or
+ * the keyboard moving into it, starts loading what shows messages, so the click that opens a
+ * conversation usually finds both chunks in (a pointer rests on a row for a tenth of a second
+ * or more before it clicks); a click with no such warning loads them with the first page.
+ */
+export const loadMessageViewOnIntent: Attachment<HTMLElement> = (node) => {
+  const load = () => void loadMessageView().catch(() => undefined);
+  node.addEventListener('pointerenter', load, { once: true });
+  node.addEventListener('focusin', load, { once: true });
+  return () => {
+    node.removeEventListener('pointerenter', load);
+    node.removeEventListener('focusin', load);
+  };
+};

@@ -21,5 +21,5 @@ describe('opening a conversation', () => {
     await vi.waitFor(() => expect(pages.messages).toHaveLength(1), { timeout: 15_000 });
     expect(markdownRenderer()).not.toBeNull();
     expect(conversationParts.current?.MessageList).toBeTypeOf('function');
-  });
+  }, 20_000);
 });

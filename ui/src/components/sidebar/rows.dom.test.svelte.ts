@@ -1,11 +1,14 @@
 // Mounted (npm run test:dom): the sidebar with hundreds of conversations renders a page of
 // rows first and the next page as the user scrolls near the end of the list; a row's time
-// gets its full-date tooltip when the pointer comes over it, not as the list renders.
+// gets its full-date tooltip when the pointer comes over it, not as the list renders; the
+// pointer coming over the list starts loading what shows a conversation's messages.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { flushSync, mount, unmount } from 'svelte';
 import type { SessionSummary } from '../../lib/api/types';
 import { ROW_PAGE } from '../../lib/rowWindow';
 import { fullTime } from '../../lib/sessions';
+import { markdownRenderer } from '../../lib/markdownLoader';
+import { conversationParts } from '../chat/messageView';
 
 const commands = vi.hoisted(() => ({
   deleteSession: vi.fn(),
@@ -114,4 +117,15 @@ describe("a conversation's time in the sidebar", () => {
     time.dispatchEvent(new Event('pointerenter'));
     expect(time.title).toBe(fullTime(first.updatedAt));
   });
+});
+
+describe('about to open a conversation', () => {
+  it('loads what shows messages once the pointer comes over the list, before any click', async () => {
+    await showSidebar(conversations(3));
+    expect(conversationParts.current).toBeNull();
+    document.querySelector('.sessions-scroll')!.dispatchEvent(new Event('pointerenter'));
+    // Generous: the first import of the chunk compiles its Svelte components in the test.
+    await vi.waitFor(() => expect(conversationParts.current).not.toBeNull(), { timeout: 15_000 });
+    expect(markdownRenderer()).not.toBeNull();
+  }, 20_000);
 });
