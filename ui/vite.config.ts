@@ -18,6 +18,10 @@ export default defineConfig({
     target: 'es2022',
     sourcemap: false,
   },
+  // The bundle as pure ASCII (text like "…" as \u escapes): a script with any character
+  // beyond Latin-1 is held by JavaScriptCore as UTF-16, twice its size, and lexed on the
+  // 16-bit path. Measured: ~0.3 MB less in the web process at idle; start-up within noise.
+  esbuild: { charset: 'ascii' },
   test: {
     environment: 'node',
     include: ['src/**/*.test.ts'],
