@@ -42,6 +42,15 @@ const MATCHES_PER_COLLECTION: u32 = 500;
 const COMPACT_AFTER: usize = 1_000;
 /// Sessions kept; beyond that the cache starts over (a desktop has a few conversations open).
 const SESSIONS: usize = 16;
+/// Words of the memory's vocabulary a refresh reads into the cache at most, off the send
+/// path, so that a word the memory holds is usually cached before a message first asks about
+/// it (`make bench`: memory on / off first partial — such first reads were ~0.6 a turn,
+/// about the whole gap).
+const WARM_PER_REFRESH: usize = 64;
+/// A refresh warms the cache only while its session's index holds fewer keywords than this:
+/// well below what a compaction keeps (`knowledge_session`), so warming never makes a
+/// compaction drop the words a conversation searched.
+const WARM_BELOW: usize = 2_048;
 
 /// Per-session retrieval statistics, shared by the calls of one model adapter. Cheap to
 /// clone; `Default` is an empty cache (a one-off ranking, as the inspector makes).
@@ -185,13 +194,17 @@ impl KnowledgeIndex {
         }
         self.catch_up(store, key, state.version, ReadOn::Background)
             .await?;
-        if let Some(index) = self.lock().get_mut(key) {
-            if index.version >= state.version {
+        let current = match self.lock().get_mut(key) {
+            Some(index) if index.version >= state.version => {
                 if index.recorded_since_built() > COMPACT_AFTER {
                     index.compact();
                 }
-                return Ok(());
+                true
             }
+            _ => false,
+        };
+        if current {
+            return self.warm(store, key, state.version).await;
         }
         let (words, built_from) = match self.lock().get(key) {
             Some(index) => (index.recent.clone(), index.version),
@@ -213,6 +226,49 @@ impl KnowledgeIndex {
             .is_some_and(|i| i.version <= state.version && i.version >= built_from)
         {
             sessions.insert(key.to_owned(), fresh);
+        }
+        Ok(())
+    }
+
+    /// Reads up to [`WARM_PER_REFRESH`] words the memory holds that session `key`'s cache
+    /// lacks into it, on the background connection (while the index is at `version`, has its
+    /// statistics, and holds fewer than [`WARM_BELOW`] keywords). Warmed words do not count as
+    /// searched: a refresh that rebuilds reads only the searched ones again.
+    async fn warm(&self, store: &Store, key: &str, version: i64) -> StoreResult<()> {
+        let words: Vec<String> = {
+            let sessions = self.lock();
+            let Some(index) = sessions.get(key) else {
+                return Ok(());
+            };
+            if index.version != version
+                || index.stats.is_none()
+                || index.postings.len() >= WARM_BELOW
+            {
+                return Ok(());
+            }
+            // Nested in this order only (sessions, then vocabularies): no call takes them
+            // the other way round.
+            let vocabularies = self.vocabularies();
+            let Some(vocabulary) = vocabularies.get(key).filter(|v| v.is_at(version)) else {
+                return Ok(());
+            };
+            vocabulary
+                .words()
+                .filter(|w| !index.postings.contains_key(*w))
+                .take(WARM_PER_REFRESH)
+                .cloned()
+                .collect()
+        };
+        if words.is_empty() {
+            return Ok(());
+        }
+        let found = store
+            .knowledge_matches(&words, key, MATCHES_PER_COLLECTION, ReadOn::Background)
+            .await?;
+        let mut sessions = self.lock();
+        // Unless a model call moved the session to a newer version meanwhile.
+        if let Some(index) = sessions.get_mut(key).filter(|i| i.version == version) {
+            index.add(&words, found);
         }
         Ok(())
     }

@@ -41,6 +41,11 @@ impl Vocabulary {
         self.version == version && !self.words.contains(word)
     }
 
+    /// The words the memory holds (folded), in no particular order.
+    pub(crate) fn words(&self) -> impl Iterator<Item = &String> {
+        self.words.iter()
+    }
+
     /// `previous` (if any) brought to `version`, the version read before the texts: texts
     /// newer than it only add words, which is safe. Off the send path.
     pub(crate) async fn update(

@@ -115,8 +115,8 @@ async fn a_refresh_after_a_memory_change_keeps_the_next_retrieval_off_the_databa
 
 /// Once the engine refreshed retrieval after a memory change, a word the conversation's
 /// memory never held (a new number, a new name) is answered without reading the database;
-/// a word that an edited note now holds is still read and found, and so is a word in an
-/// archived message.
+/// a word that an edited note now holds is still read and found, and a word in an archived
+/// message is found — read by the refresh, before any message asked about it.
 #[tokio::test]
 async fn words_the_memory_never_held_are_not_read_on_the_send_path() {
     use lango_core::memory::knowledge_index::KnowledgeIndex;
@@ -154,7 +154,11 @@ async fn words_the_memory_never_held_are_not_read_on_the_send_path() {
         1,
         "an archived message's word is read: {found:?}"
     );
-    assert_eq!(index.counts().read, read + 1, "only the kayak was read");
+    assert_eq!(
+        index.counts().read,
+        read,
+        "the kayak was read by the refresh, off the send path"
+    );
 
     store
         .update_observation(&note.id, "User keeps bees for Okonkwo", 5)
@@ -307,4 +311,28 @@ async fn words_searched_long_ago_stay_cached_when_the_cache_is_tidied() {
     let read = index.counts().read;
     assert_eq!(cached(&index, &store, "and the quokka?").await.len(), 1);
     assert_eq!(index.counts().read, read, "the quokka was still cached");
+}
+
+/// After a memory change, the refresh off the send path also reads words the memory holds
+/// that no message has asked about yet: the first message that does is answered without a
+/// read on the send path, and finds what the memory holds.
+#[tokio::test]
+async fn words_the_memory_holds_are_cached_before_a_message_first_asks_about_them() {
+    use lango_core::memory::knowledge_index::KnowledgeIndex;
+
+    let (_d, store) = temp_store().await;
+    store.create_session("s", "").await.unwrap();
+    observe(&store, "s", "The quokka lives on Rottnest Island").await;
+    let index = KnowledgeIndex::default();
+    // The conversation has asked something (a session never searched is not refreshed).
+    cached(&index, &store, "hello there").await;
+    observe(&store, "s", "The wombat digs burrows near the creek").await;
+    index.refresh(&store, "s").await.unwrap();
+
+    let read = index.counts().read;
+    let found = cached(&index, &store, "what about the wombat and the quokka?").await;
+    assert_eq!(index.counts().read, read, "nothing read on the send path");
+    let texts: Vec<&str> = found.iter().map(|c| c.content.as_str()).collect();
+    assert!(texts.iter().any(|t| t.contains("wombat")), "{texts:?}");
+    assert!(texts.iter().any(|t| t.contains("quokka")), "{texts:?}");
 }
