@@ -47,10 +47,14 @@ const SESSIONS: usize = 16;
 /// it (`make bench`: memory on / off first partial — such first reads were ~0.6 a turn,
 /// about the whole gap).
 const WARM_PER_REFRESH: usize = 64;
-/// A refresh warms the cache only while its session's index holds fewer keywords than this:
+/// A refresh warms the cache only while its session's index holds fewer keywords than this —
 /// well below what a compaction keeps (`knowledge_session`), so warming never makes a
-/// compaction drop the words a conversation searched.
+/// compaction drop the words a conversation searched — and fewer items than
+/// [`WARM_ITEMS_BELOW`]: the cache keeps each item's text, and a long imported archive must
+/// not end up in memory whole because its common words were warmed.
 const WARM_BELOW: usize = 2_048;
+/// See [`WARM_BELOW`]: ~2 MB of text at a few hundred bytes an item.
+const WARM_ITEMS_BELOW: usize = 5_000;
 
 /// Per-session retrieval statistics, shared by the calls of one model adapter. Cheap to
 /// clone; `Default` is an empty cache (a one-off ranking, as the inspector makes).
@@ -232,7 +236,8 @@ impl KnowledgeIndex {
 
     /// Reads up to [`WARM_PER_REFRESH`] words the memory holds that session `key`'s cache
     /// lacks into it, on the background connection (while the index is at `version`, has its
-    /// statistics, and holds fewer than [`WARM_BELOW`] keywords). Warmed words do not count as
+    /// statistics, and holds fewer than [`WARM_BELOW`] keywords and [`WARM_ITEMS_BELOW`]
+    /// items). Warmed words do not count as
     /// searched: a refresh that rebuilds reads only the searched ones again.
     async fn warm(&self, store: &Store, key: &str, version: i64) -> StoreResult<()> {
         let words: Vec<String> = {
@@ -243,6 +248,7 @@ impl KnowledgeIndex {
             if index.version != version
                 || index.stats.is_none()
                 || index.postings.len() >= WARM_BELOW
+                || index.docs.len() >= WARM_ITEMS_BELOW
             {
                 return Ok(());
             }
