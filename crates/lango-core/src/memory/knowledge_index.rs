@@ -237,8 +237,8 @@ impl KnowledgeIndex {
     /// Reads up to [`WARM_PER_REFRESH`] words the memory holds that session `key`'s cache
     /// lacks into it, on the background connection (while the index is at `version`, has its
     /// statistics, and holds fewer than [`WARM_BELOW`] keywords and [`WARM_ITEMS_BELOW`]
-    /// items). Warmed words do not count as
-    /// searched: a refresh that rebuilds reads only the searched ones again.
+    /// items). Warmed words do not count as searched: a refresh that rebuilds reads only the
+    /// searched ones again.
     async fn warm(&self, store: &Store, key: &str, version: i64) -> StoreResult<()> {
         let words: Vec<String> = {
             let sessions = self.lock();

@@ -2,6 +2,7 @@
 //! (`memory::knowledge_vocabulary`): what a model call reads from the database and what it
 //! answers from memory, against real SQLite files.
 
+use lango_core::memory::knowledge_index::KnowledgeIndex;
 use lango_core::store::{NewMessage, Store};
 
 use crate::{observe, say, temp_store};
@@ -9,7 +10,7 @@ use crate::{observe, say, temp_store};
 /// Session "s"'s BM25 candidates for `query` through `index`, at its current memory state:
 /// what context assembly asks before a model call.
 async fn cached(
-    index: &lango_core::memory::knowledge_index::KnowledgeIndex,
+    index: &KnowledgeIndex,
     store: &Store,
     query: &str,
 ) -> Vec<lango_core::memory::knowledge::Candidate> {
@@ -19,17 +20,20 @@ async fn cached(
         .unwrap()
 }
 
+/// A temporary store with session "s" holding one observation, and an empty retrieval cache.
+async fn session_with_note(note: &str) -> (tempfile::TempDir, Store, KnowledgeIndex) {
+    let (dir, store) = temp_store().await;
+    store.create_session("s", "").await.unwrap();
+    observe(&store, "s", note).await;
+    (dir, store, KnowledgeIndex::default())
+}
+
 /// Retrieval keeps a session's memory matches until its memory changes: a second call with
 /// the same keywords reads nothing more, a new observation is found by the very next call,
 /// and messages added to the history are found without any memory change.
 #[tokio::test]
 async fn the_retrieval_cache_follows_the_memory_version_and_never_hides_new_items() {
-    use lango_core::memory::knowledge_index::KnowledgeIndex;
-
-    let (_d, store) = temp_store().await;
-    store.create_session("s", "").await.unwrap();
-    observe(&store, "s", "User keeps bees on the roof").await;
-    let index = KnowledgeIndex::default();
+    let (_d, store, index) = session_with_note("User keeps bees on the roof").await;
     let texts = |found: &[lango_core::memory::knowledge::Candidate]| -> Vec<String> {
         found.iter().map(|c| c.content.clone()).collect()
     };
@@ -68,8 +72,6 @@ async fn the_retrieval_cache_follows_the_memory_version_and_never_hides_new_item
 /// before it finds them right after.
 #[tokio::test]
 async fn archived_messages_indexed_late_are_found_by_a_cached_retrieval() {
-    use lango_core::memory::knowledge_index::KnowledgeIndex;
-
     let (_d, store) = temp_store().await;
     store.create_session("s", "").await.unwrap();
     store
@@ -97,12 +99,7 @@ async fn archived_messages_indexed_late_are_found_by_a_cached_retrieval() {
 /// memory cycle): the next model call finds the new note without reading the database.
 #[tokio::test]
 async fn a_refresh_after_a_memory_change_keeps_the_next_retrieval_off_the_database() {
-    use lango_core::memory::knowledge_index::KnowledgeIndex;
-
-    let (_d, store) = temp_store().await;
-    store.create_session("s", "").await.unwrap();
-    observe(&store, "s", "User grows tomatoes on the balcony").await;
-    let index = KnowledgeIndex::default();
+    let (_d, store, index) = session_with_note("User grows tomatoes on the balcony").await;
     let ask = || cached(&index, &store, "how do the tomatoes grow?");
     assert_eq!(ask().await.len(), 1);
     observe(&store, "s", "The tomatoes need water every evening").await;
@@ -119,8 +116,6 @@ async fn a_refresh_after_a_memory_change_keeps_the_next_retrieval_off_the_databa
 /// message is found — read by the refresh, before any message asked about it.
 #[tokio::test]
 async fn words_the_memory_never_held_are_not_read_on_the_send_path() {
-    use lango_core::memory::knowledge_index::KnowledgeIndex;
-
     let (_d, store) = temp_store().await;
     store.create_session("s", "").await.unwrap();
     let note = observe(&store, "s", "User keeps bees on the roof").await;
@@ -182,12 +177,7 @@ async fn words_the_memory_never_held_are_not_read_on_the_send_path() {
 /// keyword's matches again, and finds the new items at once; a deleted note is gone at once.
 #[tokio::test]
 async fn after_a_memory_change_retrieval_reads_only_the_change() {
-    use lango_core::memory::knowledge_index::KnowledgeIndex;
-
-    let (_d, store) = temp_store().await;
-    store.create_session("s", "").await.unwrap();
-    observe(&store, "s", "User keeps bees on the roof").await;
-    let index = KnowledgeIndex::default();
+    let (_d, store, index) = session_with_note("User keeps bees on the roof").await;
     let ask = |query: &'static str| cached(&index, &store, query);
     let texts = |found: &[lango_core::memory::knowledge::Candidate]| -> Vec<String> {
         let mut t: Vec<String> = found.iter().map(|c| c.content.clone()).collect();
@@ -236,12 +226,7 @@ async fn after_a_memory_change_retrieval_reads_only_the_change() {
 /// call finds it.
 #[tokio::test]
 async fn a_message_archived_before_it_was_indexed_is_found_once_indexed() {
-    use lango_core::memory::knowledge_index::KnowledgeIndex;
-
-    let (_d, store) = temp_store().await;
-    store.create_session("s", "").await.unwrap();
-    observe(&store, "s", "User keeps bees on the roof").await;
-    let index = KnowledgeIndex::default();
+    let (_d, store, index) = session_with_note("User keeps bees on the roof").await;
     let ask = |query: &'static str| cached(&index, &store, query);
     assert_eq!(ask("bees?").await.len(), 1);
 
@@ -274,12 +259,7 @@ async fn a_message_archived_before_it_was_indexed_is_found_once_indexed() {
 /// words were searched since — is still answered without a read on the send path.
 #[tokio::test]
 async fn words_searched_long_ago_stay_cached_when_the_cache_is_tidied() {
-    use lango_core::memory::knowledge_index::KnowledgeIndex;
-
-    let (_d, store) = temp_store().await;
-    store.create_session("s", "").await.unwrap();
-    observe(&store, "s", "The quokka lives on Rottnest Island").await;
-    let index = KnowledgeIndex::default();
+    let (_d, store, index) = session_with_note("The quokka lives on Rottnest Island").await;
     assert_eq!(
         cached(&index, &store, "where does the quokka live?")
             .await
@@ -318,12 +298,7 @@ async fn words_searched_long_ago_stay_cached_when_the_cache_is_tidied() {
 /// read on the send path, and finds what the memory holds.
 #[tokio::test]
 async fn words_the_memory_holds_are_cached_before_a_message_first_asks_about_them() {
-    use lango_core::memory::knowledge_index::KnowledgeIndex;
-
-    let (_d, store) = temp_store().await;
-    store.create_session("s", "").await.unwrap();
-    observe(&store, "s", "The quokka lives on Rottnest Island").await;
-    let index = KnowledgeIndex::default();
+    let (_d, store, index) = session_with_note("The quokka lives on Rottnest Island").await;
     // The conversation has asked something (a session never searched is not refreshed).
     cached(&index, &store, "hello there").await;
     observe(&store, "s", "The wombat digs burrows near the creek").await;
