@@ -1,6 +1,6 @@
 # The two commands of the README, plus a few conveniences. The scripts do the work, so
 # they also run without make (scripts/run.sh, scripts/test.sh).
-.PHONY: run test test-real test-core bench bench-scale perf soak fmt lint package test-package
+.PHONY: run test test-real test-core bench bench-scale perf startup-order soak fmt lint package test-package
 
 run:        ## install what is missing, build, start the desktop app
 	./scripts/run.sh
@@ -34,6 +34,9 @@ bench-scale: ## 1,000 × 1,000 messages vs one conversation: search, CLI, size, 
 
 perf:       ## desktop vs a blank Tauri window: cold start, idle memory; first paint of a 10k-message chat (release)
 	./scripts/perf-desktop.sh
+
+startup-order: ## regenerates src-tauri/startup-order.txt (the code a start runs, placed together by the release link)
+	./scripts/startup-order.sh
 
 soak:       ## 2,000 engine turns and 500 desktop replies with memory on: memory and latency, start vs end (release)
 	./scripts/soak.sh

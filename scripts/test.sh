@@ -12,6 +12,8 @@ ensure_mcp_test_servers
 
 step "ui unit tests (vitest)"
 (cd "$ROOT/ui" && npx vitest run && npm run --silent test:dom)
+step "measurement tooling unit tests (node --test)"
+(cd "$ROOT" && node --test tests/perf/lib/*.test.mjs)
 build_ui
 build_app
 

@@ -16,11 +16,13 @@
 
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 import { DEFAULT_APP_BIN, Session, startDriver, waitFor } from '../e2e/lib/webdriver.mjs';
 import { clickAndTimeFirstMessage } from './lib/paint.mjs';
-import { mb, median, pidOf, processAgeMs, processMemoryKb, quantile, treeMemoryKb } from './lib/proc.mjs';
+import { mb, median, ownBinaryRssKb, pidOf, processAgeMs, processMemoryKb, quantile, treeMemoryKb } from './lib/proc.mjs';
+import { orderCoverage } from './lib/startup-order.mjs';
 
 const APP_BIN = process.env.APP_BIN ?? DEFAULT_APP_BIN;
 const BLANK_BIN = process.env.BLANK_BIN;
@@ -29,6 +31,7 @@ const KEY = process.env.PERF_SESSION ?? 'perf-10k';
 const RUNS = Number(process.env.RUNS ?? 20);
 const MEMORY_RUNS = Number(process.env.MEMORY_RUNS ?? 5);
 const SETTLE_MS = 3000;
+const ORDER_FILE = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', 'src-tauri', 'startup-order.txt');
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 const line = (label, value, goal, ok) =>
@@ -98,7 +101,7 @@ async function coldStart(bin, then) {
 async function idleMemory(_session, pid) {
   await sleep(SETTLE_MS);
   if (!pid) return { memory: null };
-  return { memory: { tree: treeMemoryKb(pid), own: processMemoryKb(pid) } };
+  return { memory: { tree: treeMemoryKb(pid), own: { ...processMemoryKb(pid), code: ownBinaryRssKb(pid) } } };
 }
 
 /** First paint of the long conversation: click it, wait for its first rendered message and the next frame. */
@@ -164,6 +167,18 @@ try {
     `  Lango's own process: private ${mb(memMed('lango', (m) => m.own.private))}, PSS ${mb(memMed('lango', (m) => m.own.pss))}` +
       (BLANK_BIN ? ` (blank window's: private ${mb(memMed('blank', (m) => m.own.private))}, PSS ${mb(memMed('blank', (m) => m.own.pss))})` : ''),
   );
+  console.log(
+    `  its own binary resident (code and read-only data): ${mb(memMed('lango', (m) => m.own.code))}` +
+      (BLANK_BIN ? ` (blank window's: ${mb(memMed('blank', (m) => m.own.code))})` : ''),
+  );
+  const order = orderCoverage(APP_BIN, ORDER_FILE);
+  if (order) {
+    console.log(
+      `  start-up order (src-tauri/startup-order.txt): ${order.found} of ${order.listed} functions found in the binary,` +
+        ` together within ${(order.spanKb / 1024).toFixed(1)} MB` +
+        (order.found < order.listed * 0.8 ? ' — renamed by an upgrade? regenerate it: scripts/startup-order.sh' : ''),
+    );
+  }
   if (BLANK_BIN) {
     const pssBlank = memMed('blank', (m) => m.tree.pss);
     console.log(

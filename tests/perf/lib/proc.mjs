@@ -2,7 +2,7 @@
 // the app among the WebDriver's descendants. Shared by the desktop measurements
 // (desktop-perf.mjs, desktop-soak.mjs). Linux only.
 
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 
 /**
  * The fields of /proc/<pid>/stat after the command name (which may hold spaces): index 0 is
@@ -64,6 +64,21 @@ export function treeMemoryKb(pid) {
 function processName(pid) {
   const exe = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')[0];
   return exe.slice(exe.lastIndexOf('/') + 1);
+}
+
+/**
+ * RSS (kB) of the mappings of `pid`'s own executable file: its code and read-only data
+ * resident in memory (the kernel maps the pages around each one touched, in 64 KB blocks).
+ */
+export function ownBinaryRssKb(pid) {
+  const exe = readlinkSync(`/proc/${pid}/exe`);
+  let kb = 0;
+  let own = false;
+  for (const row of readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
+    if (/^[0-9a-f]+-[0-9a-f]+ /.test(row)) own = row.endsWith(` ${exe}`);
+    else if (own && row.startsWith('Rss:')) kb += Number(row.split(/\s+/)[1]);
+  }
+  return kb;
 }
 
 /** RSS (kB) of the Mesa software OpenGL libraries mapped by `pid`. */
