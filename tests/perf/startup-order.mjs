@@ -18,16 +18,8 @@ if (!binary || !out || profiles.length === 0) {
   process.exit(2);
 }
 
-const all = [];
-const seen = new Set();
-for (const profile of profiles) {
-  for (const fn of functionsRunIn(readFileSync(profile, 'utf8'), basename(binary))) {
-    if (!seen.has(fn)) {
-      seen.add(fn);
-      all.push(fn);
-    }
-  }
-}
+// A set keeps the order its members were first added in.
+const all = [...new Set(profiles.flatMap((profile) => functionsRunIn(readFileSync(profile, 'utf8'), basename(binary))))];
 const header = [
   '# The functions lango-desktop runs from its start until its window is idle, placed side by',
   '# side by the release link (src-tauri/build.rs): the start-up then touches few pages of code.',

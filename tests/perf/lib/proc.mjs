@@ -66,30 +66,29 @@ function processName(pid) {
   return exe.slice(exe.lastIndexOf('/') + 1);
 }
 
+/** RSS (kB) of the mappings of `pid` whose /proc/<pid>/smaps header line `isWanted` accepts. */
+function mappedRssKb(pid, isWanted) {
+  let kb = 0;
+  let wanted = false;
+  for (const row of readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
+    if (/^[0-9a-f]+-[0-9a-f]+ /.test(row)) wanted = isWanted(row);
+    else if (wanted && row.startsWith('Rss:')) kb += Number(row.split(/\s+/)[1]);
+  }
+  return kb;
+}
+
 /**
  * RSS (kB) of the mappings of `pid`'s own executable file: its code and read-only data
  * resident in memory (the kernel maps the pages around each one touched, in 64 KB blocks).
  */
 export function ownBinaryRssKb(pid) {
   const exe = readlinkSync(`/proc/${pid}/exe`);
-  let kb = 0;
-  let own = false;
-  for (const row of readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
-    if (/^[0-9a-f]+-[0-9a-f]+ /.test(row)) own = row.endsWith(` ${exe}`);
-    else if (own && row.startsWith('Rss:')) kb += Number(row.split(/\s+/)[1]);
-  }
-  return kb;
+  return mappedRssKb(pid, (header) => header.endsWith(` ${exe}`));
 }
 
 /** RSS (kB) of the Mesa software OpenGL libraries mapped by `pid`. */
 function softwareGlRssKb(pid) {
-  let kb = 0;
-  let gl = false;
-  for (const row of readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
-    if (/^[0-9a-f]+-[0-9a-f]+ /.test(row)) gl = /libLLVM|swrast_dri/.test(row);
-    else if (gl && row.startsWith('Rss:')) kb += Number(row.split(/\s+/)[1]);
-  }
-  return kb;
+  return mappedRssKb(pid, (header) => /libLLVM|swrast_dri/.test(header));
 }
 
 /**
