@@ -176,7 +176,7 @@ try {
     console.log(
       `  start-up order (src-tauri/startup-order.txt): ${order.found} of ${order.listed} functions found in the binary,` +
         ` together within ${(order.spanKb / 1024).toFixed(1)} MB` +
-        (order.found < order.listed * 0.8 ? ' — renamed by an upgrade? regenerate it: scripts/startup-order.sh' : ''),
+        (order.found < order.listed * 0.8 ? ' — renamed by an upgrade? regenerate it: make startup-order' : ''),
     );
   }
   if (BLANK_BIN) {

@@ -16,8 +16,7 @@ import { basename } from 'node:path';
 export function functionsRunIn(profileText, object) {
   const objects = new Map();
   const names = new Map();
-  const run = [];
-  const seen = new Set();
+  const run = new Set(); // keeps the order its members were first added in
   let inObject = false;
   for (const line of profileText.split('\n')) {
     const m = /^(c?ob|c?fn)=\((\d+)\)(?: (.*))?$/.exec(line);
@@ -31,13 +30,10 @@ export function functionsRunIn(profileText, object) {
     if (name) names.set(id, name);
     if (key === 'fn' && inObject) {
       const fn = names.get(id);
-      if (fn && !seen.has(fn)) {
-        seen.add(fn);
-        run.push(fn);
-      }
+      if (fn) run.add(fn);
     }
   }
-  return run;
+  return [...run];
 }
 
 /** The function names an order file lists (one per line; `#` starts a comment). */
@@ -61,20 +57,16 @@ export function orderCoverage(binary, orderFile) {
   } catch {
     return null;
   }
-  let found = 0;
   let low = Infinity;
   let high = 0;
-  const counted = new Set();
+  const found = new Set();
   for (const row of symbols.split('\n')) {
     const [addr, size, kind, name] = row.split(' ');
     if (!name || !/^[tTwW]$/.test(kind) || !listed.has(name)) continue;
     const start = parseInt(addr, 16);
     low = Math.min(low, start);
     high = Math.max(high, start + parseInt(size, 16));
-    if (!counted.has(name)) {
-      counted.add(name);
-      found++;
-    }
+    found.add(name);
   }
-  return { listed: listed.size, found, spanKb: found ? (high - low) / 1024 : 0 };
+  return { listed: listed.size, found: found.size, spanKb: found.size ? (high - low) / 1024 : 0 };
 }
