@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # `make bench-scale`: the engine and the CLI on a 1,000 × 1,000-message database against a
 # 1-conversation one, measured side by side in one run (release build). Seeds both with
-# crates/lango-core/examples/seed_scale.rs, times the user's global search (rare word,
-# common word, a query per keystroke, three words) with examples/bench_search.rs and
+# crates/lango-core/examples/seed_scale.rs, times the user's global search (a rare word in the
+# same 5 messages of each, a rare word at a fixed rate — 20 hits at 1M, 1 in the small one —,
+# a common word, a query per keystroke, three words) with examples/bench_search.rs and
 # `lango sessions search` as a process, reports peak memory (/usr/bin/time) and database
 # size per message, then prints one table: p50 / p95 of each, and the ratio 1M / 1-conv.
 #
@@ -11,13 +12,13 @@
 # the app's peak memory, on each database, runs alternating (DESKTOP_RUNS, default 5;
 # DESKTOP=0 skips it).
 #
-# SESSIONS / MESSAGES / RUNS override the sizes (defaults 1000, 1000, 30);
+# SESSIONS / MESSAGES / RUNS override the sizes (defaults 1000, 1000, 200);
 # KEEP=1 keeps the seeded folders (printed) for another run: SCALE_DIR=<folder> reuses them.
 source "$(dirname "$0")/lib.sh"
 
 SESSIONS="${SESSIONS:-1000}"
 MESSAGES="${MESSAGES:-1000}"
-RUNS="${RUNS:-30}"
+RUNS="${RUNS:-200}"
 CLI_RUNS="${CLI_RUNS:-10}"
 DESKTOP="${DESKTOP:-1}"
 
@@ -54,17 +55,17 @@ peak() {
 ROWS=()
 row() { ROWS+=("$*"); }
 
-step "global search (engine, first page of 50, $RUNS runs each)"
-for set in rare common typing three; do
-    declare -A r=()
-    for db in one big; do
-        peak "$BIN/examples/bench_search" "$DIR/$db" "$set" "$RUNS"
-        r[$db]="$OUT"
-        r[${db}_mem]="$PEAK_KB"
-    done
-    row "$(jq -rn --argjson a "${r[one]}" --argjson b "${r[big]}" --arg ma "${r[one_mem]}" --arg mb "${r[big_mem]}" --arg set "$set" \
-        '"search: \($set) (\($b.total)\(if $b.lower_bound then "+" else "" end) hits at 1M)|\($a.p50_ms*100|round/100)|\($a.p95_ms*100|round/100)|\($b.p50_ms*100|round/100)|\($b.p95_ms*100|round/100)|\(($b.p95_ms/$a.p95_ms)*100|round/100)|\($ma|tonumber/1024|round) / \($mb|tonumber/1024|round) MB"')"
-    unset r
+step "global search (engine, first page of 50, $RUNS runs each, the two databases alternating)"
+for set in needle rare common typing three; do
+    # Times: both databases in one process, each query on one and then the other.
+    pair="$("$BIN/examples/bench_search" "$DIR/one" "$DIR/big" "$set" "$RUNS")"
+    # Peak memory: each database alone.
+    peak "$BIN/examples/bench_search" "$DIR/one" "$set" 5
+    one_mem="$PEAK_KB"
+    peak "$BIN/examples/bench_search" "$DIR/big" "$set" 5
+    big_mem="$PEAK_KB"
+    row "$(jq -rn --argjson p "$pair" --arg ma "$one_mem" --arg mb "$big_mem" --arg set "$set" \
+        '$p.small as $a | $p.big as $b | "search: \($set) (\($b.total)\(if $b.lower_bound then "+" else "" end) hits at 1M, \($a.total) in 1-conv)|\($a.p50_ms*100|round/100)|\($a.p95_ms*100|round/100)|\($b.p50_ms*100|round/100)|\($b.p95_ms*100|round/100)|\(($b.p95_ms/$a.p95_ms)*100|round/100)|\($ma|tonumber/1024|round) / \($mb|tonumber/1024|round) MB"')"
 done
 
 step "lango sessions search (a process each, $CLI_RUNS runs)"

@@ -1,66 +1,130 @@
 //! Times the user's global search (the sidebar's and `lango sessions search`'s query, first
-//! page of 50) on a data folder, for `make bench-scale` (`scripts/bench-scale.sh`), which
-//! runs it on a 1M-message and a 1-conversation folder seeded by `seed_scale` and prints
-//! the ratios.
+//! page of 50) for `make bench-scale` (`scripts/bench-scale.sh`), on the 1M-message and the
+//! 1-conversation folders seeded by `seed_scale`.
 //!
 //! ```text
+//! cargo run --release -p lango-core --example bench_search -- <small-dir> <big-dir> <query-set> <runs>
 //! cargo run --release -p lango-core --example bench_search -- <data-dir> <query-set> <runs>
 //! ```
 //!
-//! Query sets: `rare` (`quetzal`), `common` (`project`, in half of the messages), `typing`
-//! (`p`, `pr`, … `project`, a query per keystroke), `three` (`borrow checker lifetimes`).
-//! Prints one JSON line: the set, p50 and p95 in milliseconds, and the hits and total of the
-//! last query.
+//! With two folders both are open at once and every query runs on one, then the other
+//! (which goes first alternates), so the two sides share the machine's moment: the queries
+//! take well under a millisecond, and on this machine the same query's p95 moved ~2× between
+//! runs minutes apart. With one folder it times that folder alone (the script uses it to
+//! read each database's peak memory).
+//!
+//! Query sets: `needle` (`axolotl`, in 5 messages of either database), `rare` (`quetzal`,
+//! 20 hits at 1M, 1 in a conversation), `common` (`project`, in half of the messages),
+//! `typing` (`p`, `pr`, … `project`, a query per keystroke), `three` (`borrow checker
+//! lifetimes`). Prints one JSON line: per folder, p50 and p95 in milliseconds and the hits
+//! and total of the last query.
 
 use std::time::{Duration, Instant};
 
 use lango_core::paths::AppPaths;
-use lango_core::store::Store;
+use lango_core::store::{SearchResults, Store};
+
+const USAGE: &str =
+    "usage: bench_search [<small-dir>] <data-dir> <needle|rare|common|typing|three> <runs>";
 
 fn percentile(sorted: &[Duration], p: f64) -> f64 {
     let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
     sorted[i.min(sorted.len() - 1)].as_secs_f64() * 1000.0
 }
 
-#[tokio::main(flavor = "current_thread")]
-async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let mut args = std::env::args().skip(1);
-    let usage = "usage: bench_search <data-dir> <rare|common|typing|three> <runs>";
-    let dir = args.next().ok_or(usage)?;
-    let set = args.next().ok_or(usage)?;
-    let runs: usize = args.next().ok_or(usage)?.parse()?;
-    let queries: Vec<&str> = match set.as_str() {
+fn queries(set: &str) -> Option<Vec<&'static str>> {
+    Some(match set {
+        "needle" => vec!["axolotl"],
         "rare" => vec!["quetzal"],
         "common" => vec!["project"],
         "typing" => vec!["p", "pr", "pro", "proj", "proje", "projec", "project"],
         "three" => vec!["borrow checker lifetimes"],
-        _ => return Err(usage.into()),
-    };
-    let store = Store::open_app(&AppPaths::under(std::path::Path::new(&dir))).await?;
-    // Warm the page cache and the connections as a running app has them.
-    for q in &queries {
-        store.search_page(q, None, 50, 0).await?;
+        _ => return None,
+    })
+}
+
+/// One folder's samples and its last answer.
+struct Side {
+    store: Store,
+    samples: Vec<Duration>,
+    last: Option<SearchResults>,
+}
+
+impl Side {
+    async fn open(dir: &str) -> Result<Self, Box<dyn std::error::Error>> {
+        let store = Store::open_app(&AppPaths::under(std::path::Path::new(dir))).await?;
+        Ok(Self {
+            store,
+            samples: Vec::new(),
+            last: None,
+        })
     }
-    let mut samples = Vec::with_capacity(runs * queries.len());
-    let mut last = None;
-    for _ in 0..runs {
+
+    async fn time(&mut self, query: &str) -> Result<(), Box<dyn std::error::Error>> {
+        let started = Instant::now();
+        let results = self.store.search_page(query, None, 50, 0).await?;
+        self.samples.push(started.elapsed());
+        self.last = Some(results);
+        Ok(())
+    }
+
+    async fn report(mut self) -> Result<String, Box<dyn std::error::Error>> {
+        self.store.close().await;
+        self.samples.sort();
+        let last = self.last.ok_or("no runs")?;
+        Ok(format!(
+            "{{\"p50_ms\":{:.3},\"p95_ms\":{:.3},\"hits\":{},\"total\":{},\"lower_bound\":{}}}",
+            percentile(&self.samples, 0.5),
+            percentile(&self.samples, 0.95),
+            last.hits.len(),
+            last.total,
+            last.total_is_lower_bound
+        ))
+    }
+}
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let (dirs, set, runs) = match args.as_slice() {
+        [small, big, set, runs] => (vec![small.as_str(), big.as_str()], set, runs),
+        [dir, set, runs] => (vec![dir.as_str()], set, runs),
+        _ => return Err(USAGE.into()),
+    };
+    let runs: usize = runs.parse()?;
+    let queries = queries(set).ok_or(USAGE)?;
+    let mut sides = Vec::new();
+    for dir in &dirs {
+        sides.push(Side::open(dir).await?);
+    }
+    // Warm the page cache and the connections as a running app has them.
+    for side in &mut sides {
         for q in &queries {
-            let started = Instant::now();
-            let results = store.search_page(q, None, 50, 0).await?;
-            samples.push(started.elapsed());
-            last = Some(results);
+            side.time(q).await?;
+        }
+        side.samples.clear();
+    }
+    for run in 0..runs {
+        for q in &queries {
+            if run % 2 == 1 {
+                sides.reverse();
+            }
+            for side in &mut sides {
+                side.time(q).await?;
+            }
+            if run % 2 == 1 {
+                sides.reverse();
+            }
         }
     }
-    store.close().await;
-    samples.sort();
-    let last = last.ok_or("no runs")?;
-    println!(
-        "{{\"set\":\"{set}\",\"p50_ms\":{:.3},\"p95_ms\":{:.3},\"hits\":{},\"total\":{},\"lower_bound\":{}}}",
-        percentile(&samples, 0.5),
-        percentile(&samples, 0.95),
-        last.hits.len(),
-        last.total,
-        last.total_is_lower_bound
-    );
+    let mut reports = Vec::new();
+    for side in sides {
+        reports.push(side.report().await?);
+    }
+    match reports.as_slice() {
+        [one] => println!("{{\"set\":\"{set}\",\"one\":{one}}}"),
+        [small, big] => println!("{{\"set\":\"{set}\",\"small\":{small},\"big\":{big}}}"),
+        _ => return Err(USAGE.into()),
+    }
     Ok(())
 }

@@ -15,8 +15,11 @@
 //!
 //! The text is made of a fixed vocabulary drawn with a skewed (Zipf-like) frequency, so a
 //! few words are in most messages. Words the bench searches for: `project` (about half of
-//! the messages), `quetzal` (one message in 50,000), `borrow checker lifetimes` (three
-//! common-ish words together).
+//! the messages), `quetzal` (one message in 50,000: 20 at 1M, 1 in a conversation of
+//! 1,000), `axolotl` (in exactly [`NEEDLE_HITS`] messages, spread from the oldest to the
+//! newest, whatever the size: the same hits in both databases, so its ratio is what the
+//! database's size alone does to a rare word), `borrow checker lifetimes` (three common-ish
+//! words together).
 
 use std::time::Instant;
 
@@ -205,8 +208,17 @@ impl Rng {
     }
 }
 
+/// How many messages hold `axolotl`, in any database this seeds.
+const NEEDLE_HITS: u64 = 5;
+
+/// Whether message `n` of `total` holds `axolotl`: [`NEEDLE_HITS`] of them, evenly spread.
+fn holds_needle(n: u64, total: u64) -> bool {
+    let stride = (total / NEEDLE_HITS).max(1);
+    n % stride == 11 % stride && n / stride < NEEDLE_HITS
+}
+
 /// One message's text: a few sentences, some Markdown, the bench's marker words.
-fn message_text(rng: &mut Rng, n: u64) -> String {
+fn message_text(rng: &mut Rng, n: u64, total: u64) -> String {
     let mut text = String::new();
     let sentences = 1 + rng.next() % 3;
     for s in 0..sentences {
@@ -239,6 +251,9 @@ fn message_text(rng: &mut Rng, n: u64) -> String {
     }
     if n % 50_000 == 7 {
         text.push_str(" A quetzal flew past the window.");
+    }
+    if holds_needle(n, total) {
+        text.push_str(" An axolotl looked back from the tank.");
     }
     if n % 10 == 3 {
         text.push_str("\n\n## Notes\n\n- see [the docs](https://example.com/docs) for more");
@@ -295,7 +310,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 } else {
                     "assistant"
                 };
-                let text = message_text(&mut rng, n);
+                let text = message_text(&mut rng, n, sessions * per_session);
                 insert.execute(rusqlite::params![
                     session_id,
                     (m + 1) as i64,
