@@ -104,16 +104,13 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
         side.samples.clear();
     }
+    let count = sides.len();
     for run in 0..runs {
         for q in &queries {
-            if run % 2 == 1 {
-                sides.reverse();
-            }
-            for side in &mut sides {
-                side.time(q).await?;
-            }
-            if run % 2 == 1 {
-                sides.reverse();
+            for i in 0..count {
+                // Which folder goes first alternates between rounds.
+                let i = if run % 2 == 1 { count - 1 - i } else { i };
+                sides[i].time(q).await?;
             }
         }
     }
