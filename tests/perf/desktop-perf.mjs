@@ -90,7 +90,7 @@ async function coldStart(bin, then) {
       answeredMs: at(page.answered),
       // The page's own work, which the window's start-up does not include: navigation →
       // its first contentful paint (null when not painted yet when read).
-      pageWorkMs: page.fcp === null || page.fcp === undefined ? null : page.fcp,
+      pageWorkMs: page.fcp,
       served: page.served !== null,
     };
     if (then) Object.assign(result, await then(session, pid));
