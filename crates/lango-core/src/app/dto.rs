@@ -29,7 +29,6 @@ pub struct AppStatus {
     pub memory_enabled: bool,
     /// Why chat is unavailable (`no_provider` on first run, a settings or key problem…).
     pub problem: Option<AppError>,
-    pub keychain: KeychainInfo,
     /// The appearance setting, so the window takes its theme from the status alone.
     pub theme: Theme,
 }

@@ -40,7 +40,7 @@ use crate::config::{self, Settings};
 use crate::engine::Engine;
 use crate::memory::MemoryEvent;
 use crate::paths::AppPaths;
-use crate::secrets::{probe_keychain, KeychainStatus, SecretStore};
+use crate::secrets::{session_status, KeychainStatus, SecretStore};
 use crate::store::Store;
 use crate::tools::mcp::{McpHub, ServerOptions};
 
@@ -57,7 +57,6 @@ pub struct App {
 struct Inner {
     paths: AppPaths,
     store: Store,
-    keychain: KeychainStatus,
     running: RwLock<Running>,
     /// Session key → the cancel token of its turn in flight.
     turns: Mutex<HashMap<String, CancellationToken>>,
@@ -93,12 +92,9 @@ impl App {
     pub async fn open(paths: AppPaths) -> Result<Self, AppError> {
         let store = Store::open_app(&paths).await?;
         store.start_background_indexing();
-        // The keychain probe can block on D-Bus for seconds on broken desktops.
-        let keychain = tokio::task::spawn_blocking(probe_keychain)
-            .await
-            .unwrap_or_else(|e| KeychainStatus::Unavailable {
-                reason: format!("the keychain probe failed: {e}"),
-            });
+        // The OS keychain is not asked anything here: whether it works is probed when a key
+        // is stored or the settings screen opens (`secrets::session_status`), and keys are
+        // read without a probe — a start never waits on D-Bus or an unlock prompt.
         let (memory_events, _) = broadcast::channel(256);
         let loaded = match first_run::write_if_missing(&paths) {
             Some(settings) => Ok(config::Loaded {
@@ -123,8 +119,7 @@ impl App {
         // The app runs long enough for it: nothing waits for it.
         let _ = crate::store::recovery::spawn_daily_backup(&paths, &settings.backups);
         let mcp = McpHub::new(ServerOptions {
-            secrets: Some(SecretStore::new(
-                keychain.clone(),
+            secrets: Some(SecretStore::probing_when_needed(
                 settings.secrets.allow_file_store,
                 &paths.config_dir,
             )),
@@ -134,7 +129,6 @@ impl App {
             inner: Arc::new(Inner {
                 paths,
                 store,
-                keychain,
                 running: RwLock::new(Running {
                     settings: Settings::default(),
                     load_error: None,
@@ -215,17 +209,18 @@ impl App {
     }
 
     fn secret_store(&self, settings: &Settings) -> SecretStore {
-        SecretStore::new(
-            self.inner.keychain.clone(),
+        SecretStore::probing_when_needed(
             settings.secrets.allow_file_store,
             &self.inner.paths.config_dir,
         )
     }
 
+    /// Whether the keychain works, probing it the first time (blocks: see `App::settings`).
     fn keychain_info(&self, settings: &Settings) -> KeychainInfo {
+        let keychain = session_status();
         KeychainInfo {
-            available: self.inner.keychain.is_available(),
-            reason: match &self.inner.keychain {
+            available: keychain.is_available(),
+            reason: match &keychain {
                 KeychainStatus::Available => None,
                 KeychainStatus::Unavailable { reason } => Some(reason.clone()),
             },
@@ -258,7 +253,6 @@ impl App {
                 None => running.settings.observational_memory.enabled,
             },
             problem: running.problem.clone(),
-            keychain: self.keychain_info(&running.settings),
             theme: running.settings.appearance.theme,
         }
     }

@@ -10,10 +10,13 @@ use super::{App, AppError};
 use crate::config::{self, validate_value, Settings};
 use crate::provider::http::HttpSettings;
 use crate::provider::registry;
-use crate::secrets::{ApiKey, KeyLocation};
+use crate::secrets::{session_status, ApiKey, KeyLocation};
 
 impl App {
     pub async fn settings(&self) -> SettingsView {
+        // The first time in this process, whether the keychain works is probed (a D-Bus round
+        // trip, seconds on a broken desktop): on a blocking thread, not the async runtime's.
+        let _ = tokio::task::spawn_blocking(session_status).await;
         let running = self.inner.running.read().await;
         self.settings_view(&running.settings, running.load_error.clone())
     }

@@ -32,7 +32,7 @@ use crate::memory::{MemoryConfig, MemoryEvent};
 use crate::paths::AppPaths;
 use crate::provider::http::HttpSettings;
 use crate::provider::{registry, ProviderError};
-use crate::secrets::{probe_keychain, SecretStore};
+use crate::secrets::SecretStore;
 use crate::store::{Store, StoreError};
 use crate::tools::mcp::{McpHub, ServerOptions, KEYCHAIN_PREFIX};
 use models::{chat_router, embedder, memory_provider_problem, observer_llm, secret_store};
@@ -146,7 +146,7 @@ impl Engine {
                 settings: paths.settings_file().display().to_string(),
             });
         };
-        let secrets = secret_store(paths, &settings, &provider_id);
+        let secrets = secret_store(paths, &settings);
         let provider = registry::from_settings(
             &settings,
             &provider_id,
@@ -428,13 +428,8 @@ pub fn mcp_hub(paths: &AppPaths, settings: &Settings) -> McpHub {
         };
         values.iter().any(|v| v.starts_with(KEYCHAIN_PREFIX))
     });
-    // Probing the keychain can stall on broken D-Bus setups: only when a server needs it.
     let secrets = needs_secrets.then(|| {
-        SecretStore::new(
-            probe_keychain(),
-            settings.secrets.allow_file_store,
-            &paths.config_dir,
-        )
+        SecretStore::probing_when_needed(settings.secrets.allow_file_store, &paths.config_dir)
     });
     let hub = McpHub::new(ServerOptions {
         secrets,

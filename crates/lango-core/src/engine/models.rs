@@ -13,7 +13,7 @@ use crate::conversation::ConversationSettings;
 use crate::paths::AppPaths;
 use crate::provider::http::HttpSettings;
 use crate::provider::{registry, Provider};
-use crate::secrets::{env_var_name, probe_keychain, KeychainStatus, SecretStore};
+use crate::secrets::SecretStore;
 use crate::store::AttachmentRef;
 
 /// The chat's model: `default` for the engine's provider, any other configured provider
@@ -29,7 +29,7 @@ pub(super) fn chat_router(
         provider_id,
         default,
         Box::new(move |id| {
-            let secrets = secret_store(&paths, &settings, id);
+            let secrets = secret_store(&paths, &settings);
             let provider = registry::from_settings(
                 &settings,
                 id,
@@ -99,7 +99,7 @@ pub(super) fn observer_llm(
     if provider_id == agent_provider && model == agent_model {
         return Ok(agent_llm);
     }
-    let secrets = secret_store(paths, settings, provider_id);
+    let secrets = secret_store(paths, settings);
     let provider = registry::from_settings(
         settings,
         provider_id,
@@ -148,7 +148,7 @@ pub(super) fn embedder(
     let secrets = if provider_id == agent_provider {
         agent_secrets
     } else {
-        own_secrets = secret_store(paths, settings, provider_id);
+        own_secrets = secret_store(paths, settings);
         &own_secrets
     };
     let key = match secrets.get(provider_id) {
@@ -174,24 +174,8 @@ pub(super) fn embedder(
     Ok(Some(client))
 }
 
-/// The key store for this run. When the provider's key comes from its environment variable,
-/// the OS keychain is not probed at all (the probe can stall ~3 s on broken D-Bus setups).
-pub(super) fn secret_store(
-    paths: &AppPaths,
-    settings: &Settings,
-    provider_id: &str,
-) -> SecretStore {
-    let from_env = std::env::var(env_var_name(provider_id)).is_ok_and(|v| !v.trim().is_empty());
-    let keychain = if from_env {
-        KeychainStatus::Unavailable {
-            reason: "not needed: the key comes from the environment".into(),
-        }
-    } else {
-        probe_keychain()
-    };
-    SecretStore::new(
-        keychain,
-        settings.secrets.allow_file_store,
-        &paths.config_dir,
-    )
+/// The key store for this run. A key is read without probing the keychain first (an
+/// environment variable is looked at before it); only storing a key probes, once per process.
+pub(super) fn secret_store(paths: &AppPaths, settings: &Settings) -> SecretStore {
+    SecretStore::probing_when_needed(settings.secrets.allow_file_store, &paths.config_dir)
 }

@@ -1,11 +1,14 @@
 //! The OS keychain backend (`keyring`: macOS Keychain, Windows Credential Manager, the
-//! Secret Service over D-Bus on Linux) and the startup probe that decides if it works.
+//! Secret Service over D-Bus on Linux) and the probe that decides if it works — run once per
+//! process, the first time something needs the answer ([`session_status`]), never at start.
 //!
 //! Owns every `keyring` call. It must not fall back to anything else (`store` decides) and
 //! must never panic or put a key in an error message. Entries use service `lango` and the
 //! provider id as the account.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::OnceLock;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use keyring::{Entry, Error as KeyringError};
@@ -27,14 +30,51 @@ impl KeychainStatus {
     }
 }
 
+/// This process's answer: probed the first time something needs it, or learnt from a read
+/// that failed before any probe ([`note_read_failure`]); then kept for the process's life.
+static SESSION: OnceLock<KeychainStatus> = OnceLock::new();
+
+/// Round-trip probes run by this process.
+static PROBES: AtomicUsize = AtomicUsize::new(0);
+
+/// Whether the keychain works in this session: probed on the first call (a write, a read
+/// and a delete: ~60–130 ms over D-Bus on the measuring machine, seconds on a broken one,
+/// and an unlock prompt on a locked keyring), the answer kept. So only what needs it pays —
+/// storing a key, the settings screen — and never the app's start: a person whose keys come
+/// from the environment, or who runs a local model, is never asked to unlock a keyring.
+/// Blocks: call it off the UI thread.
+pub fn session_status() -> KeychainStatus {
+    SESSION.get_or_init(probe_keychain).clone()
+}
+
+/// What this process knows without asking the keychain (None: nothing yet).
+pub fn known_status() -> Option<KeychainStatus> {
+    SESSION.get().cloned()
+}
+
+/// A key read failed before anything probed: the keychain counts as unavailable for this
+/// process, as a failed probe would make it, so later reads do not wait on it again.
+pub(crate) fn note_read_failure(reason: &str) {
+    let _ = SESSION.set(KeychainStatus::Unavailable {
+        reason: format!("reading a key failed: {reason}"),
+    });
+}
+
+/// How many round-trip probes this process has run (for tests and diagnostics: the app's
+/// start runs none).
+pub fn probes_run() -> usize {
+    PROBES.load(Ordering::Relaxed)
+}
+
 /// Checks the keychain with a real round trip: write a throw-away entry, read it back
 /// through a *new* `Entry`, delete it. A bare read proves nothing (BUILD-NOTES §6: some
 /// backends accept a write and then answer "no entry"; keyring's mock never shares values).
 ///
-/// Call it once at startup and keep the result. It can block for seconds (a broken D-Bus
-/// setup stalled ~3 s in D-Bus autolaunch), so run it off the UI thread, e.g. in
-/// `tokio::task::spawn_blocking`.
+/// Every call probes again; [`session_status`] probes once and keeps the answer. It can
+/// block for seconds (a broken D-Bus setup stalled ~3 s in D-Bus autolaunch), so run it
+/// off the UI thread, e.g. in `tokio::task::spawn_blocking`.
 pub fn probe_keychain() -> KeychainStatus {
+    PROBES.fetch_add(1, Ordering::Relaxed);
     let started = Instant::now();
     let status =
         guarded(probe_round_trip).unwrap_or_else(|reason| KeychainStatus::Unavailable { reason });

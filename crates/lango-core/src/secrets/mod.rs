@@ -5,7 +5,9 @@
 //! `Debug` output: they travel as [`ApiKey`], which prints as `ApiKey(***)`. This module
 //! must not read or write `settings.json` (callers pass `secrets.allowFileStore` in).
 //!
-//! Start-up: call [`probe_keychain`] once, off the UI thread, then build a [`SecretStore`].
+//! The keychain is probed once per process, when something first needs to know whether it
+//! works (`keychain::session_status`), never at start: build stores with
+//! [`SecretStore::probing_when_needed`].
 
 mod api_key;
 mod env;
@@ -18,5 +20,7 @@ pub use api_key::ApiKey;
 pub use env::env_var_name;
 pub use error::SecretsError;
 pub use file_store::SECRETS_FILE;
-pub use keychain::{probe_keychain, KeychainStatus, KEYCHAIN_SERVICE};
+pub use keychain::{
+    known_status, probe_keychain, probes_run, session_status, KeychainStatus, KEYCHAIN_SERVICE,
+};
 pub use store::{KeyLocation, SecretStore};

@@ -43,16 +43,29 @@ impl fmt::Display for KeyLocation {
 /// Looks keys up and stores them according to what this session can do.
 #[derive(Debug, Clone)]
 pub struct SecretStore {
-    keychain: KeychainStatus,
+    /// The keychain's status as the caller probed it; None: this process's, asked for only
+    /// when needed ([`keychain::session_status`]).
+    keychain: Option<KeychainStatus>,
     file: Option<FileStore>,
     /// Kept even without the opt-in so `delete` can clean up a file written earlier.
     file_for_delete: FileStore,
 }
 
 impl SecretStore {
-    /// `keychain` is the result of [`keychain::probe_keychain`] (probed once at startup);
-    /// `allow_file_store` is `settings.secrets.allowFileStore`.
+    /// A store that trusts `keychain` (a [`keychain::probe_keychain`] result, e.g. from a
+    /// short-lived command that probes anyway); `allow_file_store` is
+    /// `settings.secrets.allowFileStore`.
     pub fn new(keychain: KeychainStatus, allow_file_store: bool, config_dir: &Path) -> Self {
+        Self::with(Some(keychain), allow_file_store, config_dir)
+    }
+
+    /// A store that asks whether the keychain works only when it must: reading a key tries
+    /// the keychain without a probe; storing or deleting one probes (once per process).
+    pub fn probing_when_needed(allow_file_store: bool, config_dir: &Path) -> Self {
+        Self::with(None, allow_file_store, config_dir)
+    }
+
+    fn with(keychain: Option<KeychainStatus>, allow_file_store: bool, config_dir: &Path) -> Self {
         let file = FileStore::new(config_dir);
         Self {
             keychain,
@@ -61,8 +74,20 @@ impl SecretStore {
         }
     }
 
-    pub fn keychain_status(&self) -> &KeychainStatus {
-        &self.keychain
+    /// Whether the keychain works (probes it the first time in this process; blocks).
+    pub fn keychain_status(&self) -> KeychainStatus {
+        match &self.keychain {
+            Some(status) => status.clone(),
+            None => keychain::session_status(),
+        }
+    }
+
+    /// Whether a read should try the keychain: unless it is known not to work.
+    fn may_read_keychain(&self) -> bool {
+        match &self.keychain {
+            Some(status) => status.is_available(),
+            None => keychain::known_status().is_none_or(|s| s.is_available()),
+        }
     }
 
     /// The key and where it came from: env var, then keychain (if available), then the file
@@ -75,12 +100,15 @@ impl SecretStore {
             return Ok(Some((key, KeyLocation::Environment { var })));
         }
         let mut keychain_error = None;
-        if self.keychain.is_available() {
+        if self.may_read_keychain() {
             match keychain::get(&id) {
                 Ok(Some(key)) => return Ok(Some((ApiKey::new(key), KeyLocation::Keychain))),
                 Ok(None) => {}
                 Err(reason) => {
                     tracing::warn!(provider = %id, %reason, "keychain read failed");
+                    if self.keychain.is_none() {
+                        keychain::note_read_failure(&reason);
+                    }
                     keychain_error = Some(SecretsError::Keychain {
                         provider: id.clone(),
                         reason,
@@ -107,7 +135,7 @@ impl SecretStore {
         if key.is_empty() {
             return Err(SecretsError::EmptyKey { provider: id });
         }
-        match (&self.keychain, &self.file) {
+        match (&self.keychain_status(), &self.file) {
             (KeychainStatus::Available, _) => {
                 keychain::set(&id, key.expose()).map_err(|reason| SecretsError::Keychain {
                     provider: id.clone(),
@@ -133,7 +161,7 @@ impl SecretStore {
     /// been turned off). Idempotent. An environment variable is the user's and stays.
     pub fn delete(&self, provider_id: &str) -> Result<(), SecretsError> {
         let id = normalize(provider_id)?;
-        if self.keychain.is_available() {
+        if self.keychain_status().is_available() {
             keychain::delete(&id).map_err(|reason| SecretsError::Keychain {
                 provider: id.clone(),
                 reason,

@@ -315,7 +315,6 @@ const status: AppStatus = {
   model: 'fake-model',
   memoryEnabled: false,
   problem: null,
-  keychain: { available: true, reason: null, fileFallbackAllowed: false },
   theme: 'system',
 };
 

@@ -31,7 +31,6 @@ export interface AppStatus {
   memoryEnabled: boolean;
   /** Why chat is unavailable; `code === 'no_provider'` on first run. */
   problem: AppError | null;
-  keychain: KeychainInfo;
   /** The appearance setting: the window's theme comes with the status. */
   theme: Theme;
 }
