@@ -117,6 +117,7 @@ pub fn run() {
             commands::memory::delete_memory_item,
             commands::memory::inspect,
             commands::settings::get_settings,
+            commands::settings::get_settings_document,
             commands::settings::validate_settings,
             commands::settings::save_settings,
             commands::settings::set_api_key,

@@ -30,8 +30,15 @@ async fn a_start_never_probes_the_keychain_and_the_settings_screen_probes_it_onc
         .await
         .expect("app opens");
     let status = app.status().await;
-    assert!(status.ready, "both providers' engines are built: {status:?}");
+    assert!(
+        status.ready,
+        "both providers' engines are built: {status:?}"
+    );
     assert_eq!(probes_run(), 0, "opening the app probed the keychain");
+    // A new chat's defaults come from the document alone.
+    let document = app.settings_document().await;
+    assert_eq!(document["agent"]["provider"], "cloud");
+    assert_eq!(probes_run(), 0, "a new chat's defaults probed the keychain");
 
     // The settings screen says whether keys can be stored there: it probes, once.
     let first = app.settings().await;

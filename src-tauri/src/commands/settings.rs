@@ -14,6 +14,13 @@ pub async fn get_settings(state: State<'_, AppState>) -> Result<SettingsView, Ap
     Ok(state.app().await?.settings().await)
 }
 
+/// The settings document without key locations (a new chat's defaults): nothing is asked of
+/// the keychain, which `get_settings` probes.
+#[tauri::command]
+pub async fn get_settings_document(state: State<'_, AppState>) -> Result<Value, AppError> {
+    Ok(state.app().await?.settings_document().await)
+}
+
 #[tauri::command]
 pub async fn validate_settings(
     state: State<'_, AppState>,

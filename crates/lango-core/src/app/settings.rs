@@ -13,6 +13,12 @@ use crate::provider::registry;
 use crate::secrets::{session_status, ApiKey, KeyLocation};
 
 impl App {
+    /// The settings document alone: what a new chat takes its defaults from. Unlike
+    /// [`App::settings`] it asks no key store anything (no keychain probe, no key reads).
+    pub async fn settings_document(&self) -> Value {
+        self.inner.running.read().await.settings.to_value()
+    }
+
     pub async fn settings(&self) -> SettingsView {
         // The first time in this process, whether the keychain works is probed (a D-Bus round
         // trip, seconds on a broken desktop): on a blocking thread, not the async runtime's.

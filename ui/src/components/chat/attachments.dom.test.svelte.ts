@@ -9,7 +9,7 @@ const commands = vi.hoisted(() => ({
   conversationSettings: vi.fn(),
   setConversationSettings: vi.fn(),
   listModelsOf: vi.fn(),
-  getSettings: vi.fn(),
+  getSettingsDocument: vi.fn(),
   prepareAttachment: vi.fn(),
   prepareAttachmentPath: vi.fn(),
   attachmentImage: vi.fn(),

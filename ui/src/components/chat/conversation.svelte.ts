@@ -5,7 +5,7 @@
  * (a failed listing is tried again the next time the picker opens).
  */
 
-import { conversationSettings, getSettings, listModelsOf, setConversationSettings } from '../../lib/api/commands';
+import { conversationSettings, getSettingsDocument, listModelsOf, setConversationSettings } from '../../lib/api/commands';
 import type { ConversationSettings, ConversationView, ModelEntry } from '../../lib/api/types';
 import { defaultView } from '../../lib/conversationSettings';
 import { toAppError, type AppError } from '../../lib/errors';
@@ -25,7 +25,7 @@ export const providerModelsLoading: Record<string, boolean> = $state({});
 export async function loadConversation(key: string | null): Promise<AppError | null> {
   try {
     if (key) conversationViews[key] = await conversationSettings(key);
-    else newChat.view = defaultView((await getSettings()).settings);
+    else newChat.view = defaultView(await getSettingsDocument());
     return null;
   } catch (e) {
     return toAppError(e);

@@ -12,7 +12,7 @@ const commands = vi.hoisted(() => ({
   conversationSettings: vi.fn(),
   setConversationSettings: vi.fn(),
   listModelsOf: vi.fn(),
-  getSettings: vi.fn(),
+  getSettingsDocument: vi.fn(),
 }));
 vi.mock('../../lib/api/commands', () => commands);
 
@@ -42,12 +42,10 @@ describe('a conversation’s settings', () => {
     expect(state.conversationViews.s1.effective.model).toBe('gpt-4o');
   });
 
-  it('reads a new chat’s defaults from Settings, without creating a conversation', async () => {
-    commands.getSettings.mockResolvedValue({
-      settings: {
-        agent: { provider: 'openai', model: 'o3', systemPrompt: '', temperature: 1, maxTokens: 100 },
-        providers: { openai: { type: 'openai' } },
-      },
+  it('reads a new chat’s defaults from the settings document, without creating a conversation or asking where keys are', async () => {
+    commands.getSettingsDocument.mockResolvedValue({
+      agent: { provider: 'openai', model: 'o3', systemPrompt: '', temperature: 1, maxTokens: 100 },
+      providers: { openai: { type: 'openai' } },
     });
     expect(await state.loadConversation(null)).toBeNull();
     expect(state.newChat.view?.effective).toMatchObject({ provider: 'openai', model: 'o3' });

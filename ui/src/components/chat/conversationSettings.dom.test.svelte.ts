@@ -9,7 +9,7 @@ const commands = vi.hoisted(() => ({
   conversationSettings: vi.fn(),
   setConversationSettings: vi.fn(),
   listModelsOf: vi.fn(),
-  getSettings: vi.fn(),
+  getSettingsDocument: vi.fn(),
 }));
 vi.mock('../../lib/api/commands', () => commands);
 
@@ -57,11 +57,9 @@ function type(input: HTMLInputElement | HTMLTextAreaElement, value: string) {
 
 describe('the composer of a new chat', () => {
   it('lists the models when the picker is opened, and picking one creates the conversation with that model', async () => {
-    commands.getSettings.mockResolvedValue({
-      settings: {
-        agent: { provider: '', model: '', systemPrompt: '', temperature: 0.7, maxTokens: 100 },
-        providers: { fake: { type: 'openai-compatible' } },
-      },
+    commands.getSettingsDocument.mockResolvedValue({
+      agent: { provider: '', model: '', systemPrompt: '', temperature: 0.7, maxTokens: 100 },
+      providers: { fake: { type: 'openai-compatible' } },
     });
     commands.listModelsOf.mockResolvedValue([
       { id: 'fake-model', displayName: 'fake-model' },

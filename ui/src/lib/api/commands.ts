@@ -159,6 +159,8 @@ export const inspect = (key: string) => call<InspectView>('inspect', { key });
 
 // Settings
 export const getSettings = () => call<SettingsView>('get_settings');
+/** The settings document alone (no key locations: the keychain is not asked). */
+export const getSettingsDocument = () => call<SettingsDocument>('get_settings_document');
 export const validateSettings = (document: SettingsDocument) =>
   call<ValidationReport>('validate_settings', { document });
 export const saveSettings = (document: SettingsDocument) =>
