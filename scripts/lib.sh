@@ -131,3 +131,16 @@ ensure_mcp_test_servers() {
         touch "$py_stamp"
     fi
 }
+
+# Sets up the data folder $1 as a user has it, for make perf and make startup-order: a
+# provider ("cloud") whose API key the caller stores in the OS keychain, and the memory on.
+# The address answers nothing; nothing measured sends a message.
+write_set_up_settings() {
+    cat > "$1/settings.json" <<'JSON'
+{
+  "providers": {"cloud": {"type": "openai-compatible", "baseUrl": "http://127.0.0.1:9/v1", "defaultModel": "chat-model"}},
+  "agent": {"provider": "cloud"},
+  "observationalMemory": {"enabled": true}
+}
+JSON
+}

@@ -24,13 +24,7 @@ trap 'rm -rf "$HOME_DIR"' EXIT
 "$ROOT/target/release/examples/seed_session" "$HOME_DIR" perf-10k 10000
 # Set up as a user has it: a provider whose API key is in the OS keychain (so a start reads
 # it there) and the memory on. The address answers nothing; nothing here sends a message.
-cat > "$HOME_DIR/settings.json" <<'JSON'
-{
-  "providers": {"cloud": {"type": "openai-compatible", "baseUrl": "http://127.0.0.1:9/v1", "defaultModel": "chat-model"}},
-  "agent": {"provider": "cloud"},
-  "observationalMemory": {"enabled": true}
-}
-JSON
+write_set_up_settings "$HOME_DIR"
 step "measuring"
 # The key goes into the session's keychain (with-desktop-session.sh starts a throw-away one).
 "$ROOT/scripts/with-desktop-session.sh" sh -c '

@@ -23,13 +23,7 @@ BIN="$ROOT/target/release/lango-desktop"
 "$ROOT/target/release/examples/seed_session" "$WORK/home" perf-10k 10000
 "$ROOT/target/release/examples/seed_session" "$WORK/first-run" perf-10k 10000
 # As scripts/perf-desktop.sh sets it up: a provider whose key is in the keychain, memory on.
-cat > "$WORK/home/settings.json" <<'JSON'
-{
-  "providers": {"cloud": {"type": "openai-compatible", "baseUrl": "http://127.0.0.1:9/v1", "defaultModel": "chat-model"}},
-  "agent": {"provider": "cloud"},
-  "observationalMemory": {"enabled": true}
-}
-JSON
+write_set_up_settings "$WORK/home"
 
 # One profiled start: the app under callgrind (~50× slower than natively) until its window has
 # long been idle; the profile up to then is dumped (`$out.1`: what a start runs, not what quitting
