@@ -16,7 +16,6 @@ use crate::agent::session::{history_token_budget, SessionServiceAdapter};
 use crate::agent::tools::{builtin_tools, OutputCap};
 use crate::agent::Toolset;
 use crate::agent::DEFAULT_AGENT_NAME;
-use crate::config::McpTransport;
 use crate::config::{self, ConfigError, Settings};
 use crate::memory::buffer::MemoryBuffer;
 use crate::memory::context::{
@@ -34,7 +33,7 @@ use crate::provider::http::HttpSettings;
 use crate::provider::{registry, ProviderError};
 use crate::secrets::SecretStore;
 use crate::store::{Store, StoreError};
-use crate::tools::mcp::{McpHub, ServerOptions, KEYCHAIN_PREFIX};
+use crate::tools::mcp::{McpHub, ServerOptions};
 use models::{chat_router, embedder, memory_provider_problem, observer_llm, secret_store};
 pub use models::{check_images, turn_settings};
 
@@ -421,16 +420,12 @@ impl Engine {
 
 /// The MCP servers of `settings`, starting; `keychain:` references read from the key store.
 pub fn mcp_hub(paths: &AppPaths, settings: &Settings) -> McpHub {
-    let needs_secrets = settings.mcp_servers.values().any(|s| {
-        let values: Vec<&String> = match &s.transport {
-            McpTransport::Stdio { env, .. } => env.values().collect(),
-            McpTransport::Http { headers, .. } => headers.values().collect(),
-        };
-        values.iter().any(|v| v.starts_with(KEYCHAIN_PREFIX))
-    });
-    let secrets = needs_secrets.then(|| {
-        SecretStore::probing_when_needed(settings.secrets.allow_file_store, &paths.config_dir)
-    });
+    // Building the store asks the keychain nothing: a `keychain:` value is read when its
+    // server starts.
+    let secrets = Some(SecretStore::probing_when_needed(
+        settings.secrets.allow_file_store,
+        &paths.config_dir,
+    ));
     let hub = McpHub::new(ServerOptions {
         secrets,
         ..ServerOptions::default()
