@@ -21,11 +21,21 @@ export const providerModelErrors: Record<string, AppError> = $state({});
 /** Providers whose models are being listed. */
 export const providerModelsLoading: Record<string, boolean> = $state({});
 
+/**
+ * Saves answered per conversation. A read that began before a save answered may hold what
+ * was there before the save (a new chat's first pick creates the conversation, whose
+ * settings are then read and saved at once): it must not replace the saved view.
+ */
+const savesAnswered: Record<string, number> = {};
+
 /** The view of `key` (null = a new chat) from the backend; the error when it could not be read. */
 export async function loadConversation(key: string | null): Promise<AppError | null> {
   try {
-    if (key) conversationViews[key] = await conversationSettings(key);
-    else newChat.view = defaultView(await getSettingsDocument());
+    if (key) {
+      const savesBefore = savesAnswered[key] ?? 0;
+      const view = await conversationSettings(key);
+      if ((savesAnswered[key] ?? 0) === savesBefore) conversationViews[key] = view;
+    } else newChat.view = defaultView(await getSettingsDocument());
     return null;
   } catch (e) {
     return toAppError(e);
@@ -36,6 +46,7 @@ export async function loadConversation(key: string | null): Promise<AppError | n
 export async function saveConversation(key: string, settings: ConversationSettings): Promise<ConversationView> {
   try {
     const view = await setConversationSettings(key, settings);
+    savesAnswered[key] = (savesAnswered[key] ?? 0) + 1;
     conversationViews[key] = view;
     return view;
   } catch (e) {

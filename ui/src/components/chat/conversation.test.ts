@@ -53,6 +53,23 @@ describe('a conversation’s settings', () => {
     expect(commands.setConversationSettings).not.toHaveBeenCalled();
   });
 
+  it('keeps a saved choice when a read that began before the save answers after it', async () => {
+    // A new chat's first pick: the conversation is created, its settings read, and the pick
+    // saved at once; the read, begun first, can answer last with the defaults.
+    let answerRead: (v: ConversationView) => void = () => {};
+    commands.conversationSettings.mockReturnValue(new Promise((r) => (answerRead = r)));
+    commands.setConversationSettings.mockResolvedValue(view('picked-model'));
+    const read = state.loadConversation('s3');
+    await state.saveConversation('s3', { provider: 'openai', model: 'picked-model' });
+    answerRead(view('default-model'));
+    expect(await read).toBeNull();
+    expect(state.conversationViews.s3.effective.model).toBe('picked-model');
+    // A read begun after the save shows what the backend has.
+    commands.conversationSettings.mockResolvedValue(view('changed-elsewhere'));
+    await state.loadConversation('s3');
+    expect(state.conversationViews.s3.effective.model).toBe('changed-elsewhere');
+  });
+
   it('says why a conversation’s settings could not be read', async () => {
     commands.conversationSettings.mockRejectedValue({ code: 'db', message: 'busy' });
     expect(await state.loadConversation('s2')).toEqual({ code: 'db', message: 'busy' });
