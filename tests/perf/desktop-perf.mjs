@@ -6,12 +6,13 @@
 //     window's (the blank window is interactive when its page's element is there);
 //   - idle memory after the window settled: PSS of the app and its WebKit processes
 //     ≤ 1.15× the blank window's; the private memory of Lango's own process is printed;
-//   - time to first paint of a 10,000-message conversation after clicking it, ≤ 300 ms.
+//   - time to first paint of a 10,000-message conversation after clicking it at once after a
+//     cold start, ≤ 300 ms (median of PAINT_RUNS cold starts, default 3: one click is noisy).
 // Cold starts alternate between the two binaries, each run with its own WebDriver.
 //
 // Run through scripts/perf-desktop.sh (builds, seeds the conversation, starts Xvfb).
 // Environment: APP_BIN, BLANK_BIN, LANGO_HOME; RUNS (cold starts each, default 20),
-// MEMORY_RUNS (of those, how many also measure idle memory, default 5).
+// MEMORY_RUNS (of those, how many also measure idle memory, default 5), PAINT_RUNS.
 // A measurement, not a test: it prints and never fails on a missed goal.
 
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -30,6 +31,7 @@ const HOME = process.env.LANGO_HOME;
 const KEY = process.env.PERF_SESSION ?? 'perf-10k';
 const RUNS = Number(process.env.RUNS ?? 20);
 const MEMORY_RUNS = Number(process.env.MEMORY_RUNS ?? 5);
+const PAINT_RUNS = Math.max(1, Number(process.env.PAINT_RUNS ?? 3));
 const SETTLE_MS = 3000;
 const ORDER_FILE = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', 'src-tauri', 'startup-order.txt');
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -131,7 +133,9 @@ try {
       process.stdout.write(`  run ${String(i + 1).padStart(2)} ${which.padEnd(5)} ${fmt(r.coldMs).padStart(7)}\n`);
     }
   }
-  const paint = await coldStart(APP_BIN, firstPaint);
+  const paints = [];
+  for (let i = 0; i < PAINT_RUNS; i++) paints.push(await coldStart(APP_BIN, firstPaint));
+  const paintMs = median(paints.map((p) => p.paintMs));
 
   const cold = (w) => runs[w].map((r) => r.coldMs);
   console.log(`\nLango desktop performance (${APP_BIN}; blank window ${BLANK_BIN ?? 'not measured'})`);
@@ -195,8 +199,10 @@ try {
     const ratio = pssLango / pssBlank;
     line('idle PSS, Lango / blank window (medians)', `${ratio.toFixed(2)}×`, '≤ 1.15×', ratio <= 1.15);
   }
-  line(`first paint of a 10k-message session`, fmt(paint.paintMs), '≤ 300 ms', paint.paintMs <= 300);
-  console.log(`  (${paint.rendered} message elements in the DOM: the list is virtualised)`);
+  line(`first paint of a 10k-message session (median of ${PAINT_RUNS})`, fmt(paintMs), '≤ 300 ms', paintMs <= 300);
+  console.log(
+    `  each: ${paints.map((p) => fmt(p.paintMs)).join(', ')}; ${paints[0].rendered} message elements in the DOM (the list is virtualised)`,
+  );
 } finally {
   rmSync(tmp, { recursive: true, force: true });
 }
