@@ -7,7 +7,9 @@ describe('work held until the first frame', () => {
     const { afterFirstFrame } = await import('./firstFrame');
     const ran: string[] = [];
     afterFirstFrame(() => ran.push('a'));
-    afterFirstFrame(() => ran.push('b'));
+    const b = () => ran.push('b');
+    afterFirstFrame(b);
+    afterFirstFrame(b);
     expect(ran).toEqual([]);
     // The first frame's own callback runs before that frame is painted.
     frames.shift()?.();

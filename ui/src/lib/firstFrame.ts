@@ -8,12 +8,16 @@
 let painted = false;
 const waiting: (() => void)[] = [];
 
-/** Runs `work` once the first frame has been painted (at once if it has). */
+/**
+ * Runs `work` once the first frame has been painted (at once if it has); the same `work`
+ * asked for again while it waits runs once.
+ */
 export function afterFirstFrame(work: () => void): void {
   if (painted) {
     work();
     return;
   }
+  if (waiting.includes(work)) return;
   if (waiting.push(work) > 1) return;
   const frame = typeof requestAnimationFrame === 'function' ? requestAnimationFrame : (f: () => void) => setTimeout(f, 16);
   // The second callback runs before the frame after the first: the first has been painted.
