@@ -17,6 +17,7 @@ const { default: Dock } = await import('./Dock.svelte');
 const { default: Panel } = await import('./ConversationSettings.svelte');
 const { default: RegenerateButton } = await import('./RegenerateButton.svelte');
 const { default: PricesSection } = await import('../settings/PricesSection.svelte');
+const { newChat } = await import('./conversation.svelte');
 
 const settle = async () => {
   await new Promise((r) => setTimeout(r, 10));
@@ -55,6 +56,27 @@ function type(input: HTMLInputElement | HTMLTextAreaElement, value: string) {
   flushSync();
 }
 
+const noop = () => {};
+const dockProps = {
+  draft: '',
+  ready: true,
+  running: false,
+  stopping: false,
+  creating: false,
+  sessionKey: null,
+  ensureKey: async () => 'k1',
+  context: null,
+  memoryChip: false,
+  notice: null,
+  onSend: noop,
+  onStop: noop,
+  onInput: noop,
+  onOpenMemory: noop,
+  onOpenSettings: noop,
+  onDismissChip: noop,
+  onDismissNotice: noop,
+};
+
 describe('the composer of a new chat', () => {
   it('lists the models when the picker is opened, and picking one creates the conversation with that model', async () => {
     commands.getSettingsDocument.mockResolvedValue({
@@ -67,26 +89,7 @@ describe('the composer of a new chat', () => {
     ]);
     commands.setConversationSettings.mockImplementation(async (_key: string, s: ConversationSettings) => view(s));
     const ensureKey = vi.fn(async () => 'k1');
-    const noop = () => {};
-    const target = show(Dock, {
-      draft: '',
-      ready: true,
-      running: false,
-      stopping: false,
-      creating: false,
-      sessionKey: null,
-      ensureKey,
-      context: null,
-      memoryChip: false,
-      notice: null,
-      onSend: noop,
-      onStop: noop,
-      onInput: noop,
-      onOpenMemory: noop,
-      onOpenSettings: noop,
-      onDismissChip: noop,
-      onDismissNotice: noop,
-    });
+    const target = show(Dock, { ...dockProps, ensureKey });
     await settle();
     const select = target.querySelector<HTMLSelectElement>('#model-picker')!;
     expect(select.disabled).toBe(false);
@@ -111,6 +114,28 @@ describe('the composer of a new chat', () => {
       flushSync();
       expect(target.querySelector('#conversation-settings')).not.toBeNull();
     });
+  });
+
+  it("shows the default model as soon as the settings arrive, in a select made with its options", async () => {
+    let answer: (doc: unknown) => void = () => {};
+    commands.getSettingsDocument.mockReturnValue(new Promise((resolve) => (answer = resolve)));
+    newChat.view = null; // as at start-up: nothing read yet
+    const target = show(Dock, dockProps);
+    const loading = target.querySelector<HTMLSelectElement>('#model-picker')!;
+    expect(loading.disabled).toBe(true);
+    expect(loading.selectedOptions[0]?.textContent).toBe('Loading…');
+
+    answer({
+      agent: { provider: 'fake', model: 'fake-model-large', systemPrompt: '', temperature: 0.7, maxTokens: 100 },
+      providers: { fake: { type: 'openai-compatible' } },
+    });
+    await settle();
+    const select = target.querySelector<HTMLSelectElement>('#model-picker')!;
+    // A new element: WebKitGTK would keep showing "Loading…" on the old one until it was
+    // laid out anew, a second layout at start-up.
+    expect(select).not.toBe(loading);
+    expect(select.disabled).toBe(false);
+    expect(select.selectedOptions[0]?.textContent).toContain('fake-model-large');
   });
 });
 
