@@ -35,6 +35,7 @@ vi.mock('../../lib/api/events', () => ({
   whileMounted: () => () => {},
 }));
 
+const { dockProps } = await import('./dockProps.testing');
 const { default: Dock } = await import('./Dock.svelte');
 const { default: ChatView } = await import('../ChatView.svelte');
 
@@ -84,26 +85,7 @@ afterEach(() => {
 /** The Dock of an open conversation (each test its own key: drafts live at module level). */
 function showDock(sessionKey: string): HTMLElement {
   commands.conversationSettings.mockResolvedValue(view);
-  const noop = () => {};
-  return show(Dock, {
-    draft: '',
-    ready: true,
-    running: false,
-    stopping: false,
-    creating: false,
-    sessionKey,
-    ensureKey: async () => sessionKey,
-    context: null,
-    memoryChip: false,
-    notice: null,
-    onSend: noop,
-    onStop: noop,
-    onInput: noop,
-    onOpenMemory: noop,
-    onOpenSettings: noop,
-    onDismissChip: noop,
-    onDismissNotice: noop,
-  });
+  return show(Dock, dockProps(sessionKey));
 }
 
 /** Picks `files` in the attach button's file dialog. */

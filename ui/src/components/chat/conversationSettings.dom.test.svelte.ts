@@ -18,6 +18,7 @@ const { default: Panel } = await import('./ConversationSettings.svelte');
 const { default: RegenerateButton } = await import('./RegenerateButton.svelte');
 const { default: PricesSection } = await import('../settings/PricesSection.svelte');
 const { newChat } = await import('./conversation.svelte');
+const { dockProps } = await import('./dockProps.testing');
 
 const settle = async () => {
   await new Promise((r) => setTimeout(r, 10));
@@ -56,27 +57,6 @@ function type(input: HTMLInputElement | HTMLTextAreaElement, value: string) {
   flushSync();
 }
 
-const noop = () => {};
-const dockProps = {
-  draft: '',
-  ready: true,
-  running: false,
-  stopping: false,
-  creating: false,
-  sessionKey: null,
-  ensureKey: async () => 'k1',
-  context: null,
-  memoryChip: false,
-  notice: null,
-  onSend: noop,
-  onStop: noop,
-  onInput: noop,
-  onOpenMemory: noop,
-  onOpenSettings: noop,
-  onDismissChip: noop,
-  onDismissNotice: noop,
-};
-
 describe('the composer of a new chat', () => {
   it('lists the models when the picker is opened, and picking one creates the conversation with that model', async () => {
     commands.getSettingsDocument.mockResolvedValue({
@@ -89,7 +69,7 @@ describe('the composer of a new chat', () => {
     ]);
     commands.setConversationSettings.mockImplementation(async (_key: string, s: ConversationSettings) => view(s));
     const ensureKey = vi.fn(async () => 'k1');
-    const target = show(Dock, { ...dockProps, ensureKey });
+    const target = show(Dock, dockProps(null, ensureKey));
     await settle();
     const select = target.querySelector<HTMLSelectElement>('#model-picker')!;
     expect(select.disabled).toBe(false);
@@ -120,7 +100,7 @@ describe('the composer of a new chat', () => {
     let answer: (doc: unknown) => void = () => {};
     commands.getSettingsDocument.mockReturnValue(new Promise((resolve) => (answer = resolve)));
     newChat.view = null; // as at start-up: nothing read yet
-    const target = show(Dock, dockProps);
+    const target = show(Dock, dockProps(null));
     const loading = target.querySelector<HTMLSelectElement>('#model-picker')!;
     expect(loading.disabled).toBe(true);
     expect(loading.selectedOptions[0]?.textContent).toBe('Loading…');
