@@ -17,6 +17,14 @@ refuseStrayDrops(window);
 markPlatform(document.documentElement, navigator.userAgent);
 const app = mount(App, { target });
 performance.mark('lango:mounted');
+// When the window's first frames begin: `make perf` prints how long the first two took (the
+// shell's paint, which a blurred shadow once doubled).
+let frame = 0;
+const markFrame = () => {
+  performance.mark(`lango:frame-${frame}`);
+  if (++frame < 3) requestAnimationFrame(markFrame);
+};
+requestAnimationFrame(markFrame);
 // The window is created hidden; shown now, it draws its first frame right after the first
 // layout (src-tauri/src/reveal.rs). A page that cannot say so is shown at its load event.
 void shellMounted().catch(() => undefined);
