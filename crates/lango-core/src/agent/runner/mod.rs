@@ -9,10 +9,13 @@
 //!
 //! Owns the order of a turn's steps. It must not talk to providers or SQL directly: it works
 //! against the [`Llm`], [`SessionService`] and [`Tool`] traits, so the memory engine can wrap
-//! the model and tests can script it.
+//! the model and tests can script it. What a model call carries is built in `request`; closing
+//! the calls a failed run left open is `dangling`'s; running one call is `tool_call`'s.
 
 mod agent;
 mod collect;
+mod dangling;
+mod request;
 mod tool_call;
 
 use std::future::Future;
@@ -21,7 +24,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use futures_util::{Stream, StreamExt};
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
 
@@ -29,18 +32,16 @@ pub use agent::Agent;
 pub use collect::{
     correction_message, extract_missing_agent, run_and_collect, run_and_collect_with,
 };
+pub use dangling::DanglingCallCloser;
 pub use tool_call::DENIED_MESSAGE;
 
-use super::context::{RequestContext, TurnSettings};
+use super::context::RequestContext;
 use super::error::AgentError;
-use super::session::{close_dangling_calls, SessionServiceAdapter};
-use super::tools::{error_object, normalize_schema, OutputCap, ToolAdapter};
+use super::session::SessionServiceAdapter;
+use super::tools::{error_object, OutputCap};
 use super::traits::{Session, SessionService};
-use super::types::{
-    roles, Content, Event, FunctionCall, GenerateConfig, LlmRequest, ModelRef, Part, UserInput,
-};
+use super::types::{roles, Content, Event, FunctionCall, ModelRef, Part, UserInput};
 use crate::config::AgentSettings;
-use crate::provider::{BoxFuture, ToolSpec};
 
 /// The tool an agent with sub-agents (or a parent) is given to hand the conversation over.
 pub const TRANSFER_TO_AGENT: &str = "transfer_to_agent";
@@ -53,41 +54,6 @@ pub const DEFAULT_TOOL_TIMEOUT: Duration = Duration::from_secs(120);
 
 /// The events of one turn as the runner produces them; an `Err` is always the last item.
 pub type EventStream<'a> = Pin<Box<dyn Stream<Item = Result<Event, AgentError>> + Send + 'a>>;
-
-/// Closes the tool calls a failed run left without a response (REFERENCE §2.6).
-/// `run_and_collect` calls it after every failed run.
-pub trait DanglingCallCloser: Send + Sync {
-    fn close_dangling_calls<'a>(
-        &'a self,
-        session_key: &'a str,
-        root_agent_name: &'a str,
-    ) -> BoxFuture<'a, Result<(), AgentError>>;
-}
-
-impl DanglingCallCloser for crate::store::Store {
-    fn close_dangling_calls<'a>(
-        &'a self,
-        session_key: &'a str,
-        root_agent_name: &'a str,
-    ) -> BoxFuture<'a, Result<(), AgentError>> {
-        Box::pin(async move {
-            close_dangling_calls(self, session_key, root_agent_name)
-                .await
-                .map(|_| ())
-        })
-    }
-}
-
-impl DanglingCallCloser for SessionServiceAdapter {
-    fn close_dangling_calls<'a>(
-        &'a self,
-        session_key: &'a str,
-        root_agent_name: &'a str,
-    ) -> BoxFuture<'a, Result<(), AgentError>> {
-        self.store()
-            .close_dangling_calls(session_key, root_agent_name)
-    }
-}
 
 /// Plays user turns of an agent tree over a session service.
 pub struct Runner {
@@ -422,140 +388,12 @@ impl Runner {
         })
     }
 
-    /// The request the root agent's next model call in this session would carry (history
-    /// within the budget, instruction, tools) — before any memory assembly. For the
-    /// "what the model sees" inspector; nothing is written.
-    pub async fn next_request(
-        &self,
-        session_key: &str,
-        turn: Option<&TurnSettings>,
-    ) -> Result<LlmRequest, AgentError> {
-        let budget = turn.and_then(|t| t.history_budget);
-        let session = self.sessions.get_with_budget(session_key, budget).await?;
-        let tools = self.adapters(&self.root);
-        self.resolve(
-            self.request(&self.root, session.as_ref(), &tools, turn),
-            turn,
-        )
-        .await
-    }
-
-    /// The request with its attached files filled in (their text, or their images when the
-    /// model takes images; a description otherwise).
-    async fn resolve(
-        &self,
-        mut request: LlmRequest,
-        turn: Option<&TurnSettings>,
-    ) -> Result<LlmRequest, AgentError> {
-        let images = turn.is_none_or(|t| t.images);
-        self.sessions
-            .resolve_attachments(&mut request.contents, images)
-            .await?;
-        Ok(request)
-    }
-
-    /// The agent's current tools, each with its timeout: an MCP tool's own (`timeout` of its
-    /// server) when it has one, else `agent.toolTimeout`.
-    fn adapters(&self, agent: &Agent) -> Vec<ToolAdapter> {
-        agent
-            .current_tools()
-            .into_iter()
-            .map(|t| {
-                let timeout = t.timeout().unwrap_or(self.tool_timeout);
-                ToolAdapter::new(t, timeout)
-            })
-            .collect()
-    }
-
     /// Persists a non-partial event through the session service (state deltas included).
     async fn append(&self, session: &dyn Session, event: Event) -> Result<(), AgentError> {
         self.sessions.append_event(session, event).await
     }
-
-    /// The request for the active agent: the session's events, its instruction and tools,
-    /// with the conversation's own model and settings (`turn`) over the agent's.
-    fn request(
-        &self,
-        agent: &Agent,
-        session: &dyn Session,
-        tools: &[ToolAdapter],
-        turn: Option<&TurnSettings>,
-    ) -> LlmRequest {
-        let contents = session
-            .events()
-            .all()
-            .into_iter()
-            .filter_map(|e| e.content)
-            .collect();
-        let mut specs: Vec<ToolSpec> = tools.iter().map(|t| t.spec().clone()).collect();
-        let targets = self.transfer_targets(agent);
-        if !targets.is_empty() && !specs.iter().any(|s| s.name == TRANSFER_TO_AGENT) {
-            specs.push(transfer_spec(&targets));
-        }
-        let instruction = match turn.and_then(|t| t.system_prompt.as_ref()) {
-            Some(own) if agent.name == self.root.name => own,
-            _ => &agent.instruction,
-        };
-        LlmRequest {
-            model: turn.map(|t| t.model.clone()).unwrap_or_default(),
-            contents,
-            config: GenerateConfig {
-                system_instruction: (!instruction.is_empty())
-                    .then(|| Content::new(roles::SYSTEM, vec![Part::text(instruction.clone())])),
-                temperature: turn.and_then(|t| t.temperature).or(agent.temperature),
-                max_output_tokens: turn
-                    .and_then(|t| t.max_output_tokens)
-                    .or(agent.max_output_tokens),
-                tools: specs,
-            },
-        }
-    }
-
-    /// Who `agent` may hand over to: its sub-agents, then its parent.
-    fn transfer_targets<'a>(&'a self, agent: &'a Agent) -> Vec<&'a Agent> {
-        let mut targets: Vec<&Agent> = agent.sub_agents.iter().collect();
-        if let Some(parent) = self.root.parent_of(&agent.name) {
-            targets.push(parent);
-        }
-        targets
-    }
-
-    /// The agent the first `transfer_to_agent` call names; an unknown name fails the turn
-    /// with "failed to find agent: <name>" (what `run_and_collect` corrects).
-    fn transfer_target(&self, calls: &[FunctionCall]) -> Result<Option<&Agent>, AgentError> {
-        let Some(call) = calls.iter().find(|c| c.name == TRANSFER_TO_AGENT) else {
-            return Ok(None);
-        };
-        let name = call
-            .args
-            .get("agent_name")
-            .and_then(Value::as_str)
-            .unwrap_or_default();
-        self.root
-            .find_agent(name)
-            .map(Some)
-            .ok_or_else(|| AgentError::AgentNotFound(name.to_owned()))
-    }
 }
 
-fn transfer_spec(targets: &[&Agent]) -> ToolSpec {
-    let names: Vec<&str> = targets.iter().map(|a| a.name.as_str()).collect();
-    let mut params = Map::new();
-    params.insert(
-        "agent_name".into(),
-        json!({"type": "string", "description": "The name of the agent to transfer to.", "required": true}),
-    );
-    ToolSpec {
-        name: TRANSFER_TO_AGENT.to_owned(),
-        description: format!(
-            "Transfer the conversation to another agent when it is better suited to answer. Valid agents: {}.",
-            names.join(", ")
-        ),
-        parameters: normalize_schema(&Value::Object(params)),
-    }
-}
-
-/// The function calls of a final response, in order.
 /// Who writes this turn's replies, as stored with them.
 fn reply_model(ctx: &RequestContext) -> Option<ModelRef> {
     ctx.turn.as_ref().map(|t| ModelRef {
@@ -564,6 +402,7 @@ fn reply_model(ctx: &RequestContext) -> Option<ModelRef> {
     })
 }
 
+/// The function calls of a final response, in order.
 fn function_calls(content: Option<&Content>) -> Vec<FunctionCall> {
     content
         .map(|c| {

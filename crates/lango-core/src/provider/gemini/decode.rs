@@ -29,17 +29,7 @@ use crate::provider::http::Decoder;
 use crate::provider::sse::{SseEvent, SseParser};
 use crate::provider::{ProviderError, StopReason, StreamEvent, ToolCallChunk, Usage};
 
-/// A Vertex call whose arguments are still streaming.
-#[derive(Debug)]
-struct PendingCall {
-    id: String,
-    name: String,
-    args: Value,
-    thought: bool,
-    signature: String,
-    /// The path whose last string piece said `willContinue`.
-    continuing: Option<String>,
-}
+use super::partial_args::{apply_partial_args, PendingCall};
 
 #[derive(Debug, Default)]
 pub struct GeminiDecoder {
@@ -301,109 +291,6 @@ impl Decoder for GeminiDecoder {
     }
 }
 
-enum Segment {
-    Key(String),
-    Index(usize),
-}
-
-/// `$.a.b[0]['c d']` → segments; None for anything else.
-fn parse_path(path: &str) -> Option<Vec<Segment>> {
-    let mut rest = path.strip_prefix('$')?;
-    let mut out = Vec::new();
-    while !rest.is_empty() {
-        if let Some(r) = rest.strip_prefix('.') {
-            let end = r.find(['.', '[']).unwrap_or(r.len());
-            if end == 0 {
-                return None;
-            }
-            out.push(Segment::Key(r[..end].to_string()));
-            rest = &r[end..];
-        } else if let Some(r) = rest.strip_prefix('[') {
-            let end = r.find(']')?;
-            let inner = &r[..end];
-            let quoted = inner
-                .strip_prefix('\'')
-                .and_then(|s| s.strip_suffix('\''))
-                .or_else(|| inner.strip_prefix('"').and_then(|s| s.strip_suffix('"')));
-            match quoted {
-                Some(key) => out.push(Segment::Key(key.to_string())),
-                None => out.push(Segment::Index(inner.trim().parse().ok()?)),
-            }
-            rest = &r[end + 1..];
-        } else {
-            return None;
-        }
-    }
-    Some(out)
-}
-
-/// The slot at `path` inside `root`, creating objects/arrays on the way. None when the path
-/// is empty or runs into a value of the wrong kind.
-fn slot<'a>(root: &'a mut Value, path: &[Segment]) -> Option<&'a mut Value> {
-    let mut cur = root;
-    for seg in path {
-        cur = match seg {
-            Segment::Key(k) => {
-                if cur.is_null() {
-                    *cur = json!({});
-                }
-                cur.as_object_mut()?.entry(k.clone()).or_insert(Value::Null)
-            }
-            Segment::Index(i) => {
-                if cur.is_null() {
-                    *cur = json!([]);
-                }
-                let arr = cur.as_array_mut()?;
-                if arr.len() <= *i {
-                    arr.resize(*i + 1, Value::Null);
-                }
-                &mut arr[*i]
-            }
-        };
-    }
-    Some(cur)
-}
-
-fn apply_partial_args(call: &mut PendingCall, fc: &Value) {
-    let Some(items) = fc.get("partialArgs").and_then(Value::as_array) else {
-        return;
-    };
-    for item in items {
-        let path = str_at(item, "jsonPath");
-        let Some(segments) = parse_path(path).filter(|s| !s.is_empty()) else {
-            tracing::warn!(
-                path,
-                "unsupported jsonPath in Gemini partial arguments; skipped"
-            );
-            continue;
-        };
-        let Some(target) = slot(&mut call.args, &segments) else {
-            tracing::warn!(
-                path,
-                "Gemini partial arguments do not fit the arguments so far; skipped"
-            );
-            continue;
-        };
-        let continues = bool_at(item, "willContinue");
-        if let Some(piece) = item.get("stringValue").and_then(Value::as_str) {
-            let appending = call.continuing.as_deref() == Some(path);
-            match target {
-                Value::String(s) if appending => s.push_str(piece),
-                _ => *target = Value::String(piece.to_string()),
-            }
-        } else if let Some(n) = item.get("numberValue").filter(|n| n.is_number()) {
-            *target = n.clone();
-        } else if let Some(b) = item.get("boolValue").filter(|b| b.is_boolean()) {
-            *target = b.clone();
-        } else if item.get("nullValue").is_some() {
-            *target = Value::Null;
-        } else {
-            tracing::debug!(path, "Gemini partial argument of an unknown kind; skipped");
-        }
-        call.continuing = continues.then(|| path.to_string());
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -450,33 +337,6 @@ mod tests {
         ));
         let ids: Vec<String> = calls(&out).into_iter().map(|c| c.0).collect();
         assert_eq!(ids, ["call_f", "call_f_2", "call_f_3", "own"]);
-    }
-
-    #[test]
-    fn partial_args_paths_build_nested_values() {
-        let mut call = PendingCall {
-            id: String::new(),
-            name: "x".into(),
-            args: json!({}),
-            thought: false,
-            signature: String::new(),
-            continuing: None,
-        };
-        apply_partial_args(
-            &mut call,
-            &json!({"partialArgs": [
-                {"jsonPath": "$.a.b", "stringValue": "he", "willContinue": true},
-                {"jsonPath": "$.a.b", "stringValue": "llo"},
-                {"jsonPath": "$.list[1]", "numberValue": 3},
-                {"jsonPath": "$['k']", "boolValue": true},
-                {"jsonPath": "$.a.b.c", "stringValue": "does not fit"},
-                {"jsonPath": "nonsense", "stringValue": "skipped"},
-            ]}),
-        );
-        assert_eq!(
-            call.args,
-            json!({"a": {"b": "hello"}, "list": [null, 3], "k": true})
-        );
     }
 
     #[test]

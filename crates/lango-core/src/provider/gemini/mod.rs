@@ -2,11 +2,12 @@
 //! with embeddings (`:batchEmbedContents`) and the model list.
 //!
 //! Owns the request shape ([`request`]), the contents repair ([`sanitize`]) and the stream
-//! chunks ([`decode`]). It must not touch the shared transport, SSE framing, error
+//! chunks ([`decode`], with Vertex's streamed arguments in `partial_args`). It must not touch the shared transport, SSE framing, error
 //! classification or tool-call assembly (`http`, `sse`, `error`, `assembler`), nor anything
 //! outside `provider`.
 
 pub mod decode;
+mod partial_args;
 pub mod request;
 pub mod sanitize;
 
