@@ -244,17 +244,7 @@ impl MemoryCycle {
                     self.emit_status(key).await;
                     match self.reflector.reflect(&self.store, key).await {
                         Ok(Some(done)) => {
-                            self.graph_reflection(key, &done, false);
-                            self.embed_saved(
-                                key,
-                                "reflection",
-                                &done.reflection.id,
-                                &done.reflection.content,
-                            );
-                            self.emit(MemoryEvent::ReflectionAdded {
-                                reflection: done.reflection.clone(),
-                                condensed: done.condensed(),
-                            });
+                            self.reflection_saved(key, &done, false);
                             report.reflection = Some(done);
                         }
                         Ok(None) => {}
@@ -279,17 +269,7 @@ impl MemoryCycle {
                 self.emit_status(key).await;
                 match self.reflector.meta_reflect(&self.store, key).await {
                     Ok(Some(done)) => {
-                        self.graph_reflection(key, &done, true);
-                        self.embed_saved(
-                            key,
-                            "reflection",
-                            &done.reflection.id,
-                            &done.reflection.content,
-                        );
-                        self.emit(MemoryEvent::ReflectionAdded {
-                            reflection: done.reflection.clone(),
-                            condensed: done.condensed(),
-                        });
+                        self.reflection_saved(key, &done, true);
                         report.meta_reflection = Some(done);
                     }
                     Ok(None) => {}
@@ -302,6 +282,22 @@ impl MemoryCycle {
             }
             Ok(_) => {}
         }
+    }
+
+    /// A reflection (or meta-reflection) was saved: its triples to the graph, its text to the
+    /// embedding queue, and the event to the UI.
+    fn reflection_saved(&self, key: &str, done: &Condensed, meta: bool) {
+        self.graph_reflection(key, done, meta);
+        self.embed_saved(
+            key,
+            "reflection",
+            &done.reflection.id,
+            &done.reflection.content,
+        );
+        self.emit(MemoryEvent::ReflectionAdded {
+            reflection: done.reflection.clone(),
+            condensed: done.condensed(),
+        });
     }
 
     /// Keeps the cycle's first failure in the store for `memory status` (any process), or
