@@ -1,4 +1,5 @@
-//! `run_and_collect`: text collection (spec 003 "Agent text collection avoids duplication", acceptance 19).
+//! `run_and_collect`: text collection (spec 003 "Agent text collection avoids duplication",
+//! acceptance 19).
 
 use super::support::*;
 

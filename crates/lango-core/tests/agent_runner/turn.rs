@@ -1,4 +1,5 @@
-//! One user turn: tool calls and their one response event, streaming, errors, bounds and cancellation.
+//! One user turn: tool calls and their one response event, streaming, errors, bounds and
+//! cancellation.
 
 use super::support::*;
 
