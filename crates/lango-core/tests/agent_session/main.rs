@@ -1,7 +1,9 @@
 //! Session service, events view, truncation and cleanup tests (REFERENCE §2, specs 000/001/003/004,
 //! acceptance 23–43) against real SQLite files in temporary folders.
 
-mod acceptance;
+mod acceptance_events;
+mod acceptance_history;
+mod acceptance_service;
 mod events;
 mod legacy;
 mod orphans;
