@@ -3,6 +3,7 @@
 // because the model cannot see images — against mocked commands.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { flushSync, mount, unmount, type Component } from 'svelte';
+import { settle } from '../settle.testing';
 import type { AppStatus, AttachmentInfo, ConversationView, InspectView } from '../../lib/api/types';
 
 const commands = vi.hoisted(() => ({
@@ -38,13 +39,6 @@ vi.mock('../../lib/api/events', () => ({
 const { dockProps } = await import('./dockProps.testing');
 const { default: Dock } = await import('./Dock.svelte');
 const { default: ChatView } = await import('../ChatView.svelte');
-
-const settle = async () => {
-  for (let i = 0; i < 3; i++) {
-    await new Promise((r) => setTimeout(r, 5));
-    flushSync();
-  }
-};
 
 const view: ConversationView = {
   settings: {},

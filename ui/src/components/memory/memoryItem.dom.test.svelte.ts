@@ -2,7 +2,8 @@
 // of the memory browser — what is saved, what Escape does, where focus goes, and that a failed
 // save keeps the user's text — against mocked commands.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { flushSync, mount, tick, unmount } from 'svelte';
+import { flushSync, mount, unmount } from 'svelte';
+import { settle } from '../settle.testing';
 import type { Observation, Reflection } from '../../lib/api/types';
 
 const commands = vi.hoisted(() => ({
@@ -34,14 +35,6 @@ const reflection: Reflection = {
   seqEnd: 40,
   sourceTokenCount: 60,
   createdAt: Date.now() - 1_800_000,
-};
-
-const settle = async () => {
-  for (let i = 0; i < 3; i++) {
-    await tick();
-    await new Promise((r) => setTimeout(r, 0));
-    flushSync();
-  }
 };
 
 let target: HTMLElement;

@@ -2,7 +2,8 @@
 // the provider lists become buttons that set the default model; a failure says why, with the
 // technical detail folded away — against mocked commands.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { flushSync, mount, tick, unmount } from 'svelte';
+import { flushSync, mount, unmount } from 'svelte';
+import { settle } from '../settle.testing';
 import type { SettingsView } from '../../lib/api/types';
 
 const commands = vi.hoisted(() => ({
@@ -26,14 +27,6 @@ const view = {
   keychain: { available: true, reason: null, fileFallbackAllowed: false },
   loadError: null,
 } as unknown as SettingsView;
-
-const settle = async () => {
-  for (let i = 0; i < 3; i++) {
-    await tick();
-    await new Promise((r) => setTimeout(r, 0));
-    flushSync();
-  }
-};
 
 let target: HTMLElement;
 let form: ReturnType<typeof mount> | null = null;

@@ -3,7 +3,8 @@
 // gets its full-date tooltip when the pointer comes over it, not as the list renders; the
 // pointer coming over the list starts loading what shows a conversation's messages.
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { flushSync, mount, unmount } from 'svelte';
+import { mount, unmount } from 'svelte';
+import { settle } from '../settle.testing';
 import type { SessionSummary } from '../../lib/api/types';
 import { ROW_PAGE } from '../../lib/rowWindow';
 import { fullTime } from '../../lib/sessions';
@@ -43,13 +44,6 @@ class Observer {
 vi.stubGlobal('IntersectionObserver', Observer);
 
 const { default: Sidebar } = await import('../Sidebar.svelte');
-
-const settle = async () => {
-  for (let i = 0; i < 3; i++) {
-    await new Promise((r) => setTimeout(r, 5));
-    flushSync();
-  }
-};
 
 const conversations = (n: number): SessionSummary[] =>
   Array.from({ length: n }, (_, i) => ({
