@@ -203,7 +203,16 @@ fn read_page(conn: &Connection, plan: &Plan) -> rusqlite::Result<SearchResults> 
     };
     let (observations, reflections) = (of_kind(1), of_kind(2));
     let message_window = budget - notes.len();
-    let (messages, bounded) = message_candidates(conn, &message_query, message_window, need)?;
+    // One word alone is read in one look: FTS5 streams its matches newest first and stops
+    // at the window, so looking back in spans would only add looks (a rare word's few
+    // matches are all read either way). Spans are for words that must all match.
+    let first_span = if plan.terms.words.is_empty() && plan.session_key.is_none() {
+        i64::MAX
+    } else {
+        FIRST_SPAN
+    };
+    let (messages, bounded) =
+        message_candidates(conn, &message_query, message_window, need, first_span)?;
     let full = bounded
         || messages.len() >= message_window
         || observations.len() >= note_window
@@ -246,16 +255,17 @@ fn read_page(conn: &Connection, plan: &Plan) -> rusqlite::Result<SearchResults> 
     })
 }
 
-/// The newest `window` messages matching `query`, looked for among the newest ids first
-/// and further back only while fewer than `need` match: words that are each common but
-/// rarely together would otherwise have their whole match lists intersected. Each look reads
-/// only ids the looks before did not. True when older messages were not looked at (the
-/// count is then a lower bound).
+/// The newest `window` messages matching `query`, looked for among the newest `first_span`
+/// ids first and further back only while fewer than `need` match: words that are each
+/// common but rarely together would otherwise have their whole match lists intersected.
+/// Each look reads only ids the looks before did not. True when older messages were not
+/// looked at (the count is then a lower bound).
 fn message_candidates(
     conn: &Connection,
     query: &str,
     window: usize,
     need: usize,
+    first_span: i64,
 ) -> rusqlite::Result<(Vec<i64>, bool)> {
     let newest: i64 = conn
         .prepare_cached("SELECT seq FROM sqlite_sequence WHERE name = 'messages'")?
@@ -266,7 +276,7 @@ fn message_candidates(
     let mut ids: Vec<i64> = Vec::new();
     // `read_to`: the newest id the looks so far have not read. The first look has no upper
     // bound: a message appended since `newest` was read counts too.
-    let (mut span, mut read_to) = (FIRST_SPAN, i64::MAX);
+    let (mut span, mut read_to) = (first_span, i64::MAX);
     loop {
         let above = newest.saturating_sub(span).max(0);
         let left = window.saturating_sub(ids.len()) as i64;
