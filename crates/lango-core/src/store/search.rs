@@ -371,4 +371,67 @@ mod tests {
         assert_eq!(next_span(65_536, 0, 50), i64::MAX, "none yet: every id");
         assert_eq!(next_span(i64::MAX / 2, 1, 500), i64::MAX, "saturates");
     }
+
+    /// An index of `texts` at their ids (sparse: up to 300,000) and the newest message id.
+    fn index(texts: &[(i64, &str)]) -> Connection {
+        let conn = Connection::open_in_memory().expect("in-memory database");
+        conn.execute_batch(
+            "CREATE TABLE messages (id INTEGER PRIMARY KEY AUTOINCREMENT);
+             CREATE VIRTUAL TABLE message_fts USING fts5(text);
+             INSERT INTO messages (id) VALUES (300000);",
+        )
+        .expect("schema");
+        for (id, text) in texts {
+            conn.execute(
+                "INSERT INTO message_fts (rowid, text) VALUES (?1, ?2)",
+                rusqlite::params![id, text],
+            )
+            .expect("index a message");
+        }
+        conn
+    }
+
+    #[test]
+    fn every_match_is_found_however_far_back_in_one_look_or_in_spans() {
+        let conn = index(&[
+            (3, "quetzal borrow checker"),
+            (120_000, "a quetzal"),
+            (250_000, "borrow lifetimes"),
+            (290_000, "quetzal again, borrow checker"),
+        ]);
+        // One word, one look: all three, newest first, and the count is exact.
+        let one = message_candidates(&conn, "\"quetzal\"", 500, 50, i64::MAX).expect("search");
+        assert_eq!(one, (vec![290_000, 120_000, 3], false));
+        // The same word looked for in spans from the newest 65,536 ids: the same answer.
+        let spans = message_candidates(&conn, "\"quetzal\"", 500, 50, FIRST_SPAN).expect("search");
+        assert_eq!(spans, one);
+        // Two words that must both match, in spans: the oldest is found too.
+        let both = message_candidates(&conn, "\"borrow\" \"checker\"", 500, 50, FIRST_SPAN)
+            .expect("search");
+        assert_eq!(both, (vec![290_000, 3], false));
+    }
+
+    #[test]
+    fn a_page_found_among_the_newest_ids_stops_the_looks_and_says_the_count_is_a_lower_bound() {
+        let texts: Vec<(i64, String)> = (0..60)
+            .map(|i| (299_000 + i, format!("common word {i}")))
+            .collect();
+        let mut all: Vec<(i64, &str)> = texts.iter().map(|(id, t)| (*id, t.as_str())).collect();
+        all.push((5, "common but old"));
+        let conn = index(&all);
+        let (ids, bounded) =
+            message_candidates(&conn, "\"common\" \"word\"", 500, 50, FIRST_SPAN).expect("search");
+        assert_eq!(ids.len(), 60);
+        assert!(
+            bounded,
+            "older messages were not read: the count is a lower bound"
+        );
+        // One word in one look reads as far as the window, so its count is exact.
+        let (ids, bounded) =
+            message_candidates(&conn, "\"common\"", 500, 50, i64::MAX).expect("search");
+        assert_eq!(
+            (ids.len(), ids.last().copied(), bounded),
+            (61, Some(5), false)
+        );
+    }
 }
