@@ -216,7 +216,7 @@ async fn max_turns_error_is_not_retried() {
 // A failed run that left a call without response (cancelled mid-tool) is cleaned up (§2.6).
 #[tokio::test]
 async fn failed_run_closes_its_dangling_calls() {
-    let hang = tool("hang", json!({}), |_, _| Box::pin(std::future::pending()));
+    let hang = FnTool::arc("hang", json!({}), |_, _| Box::pin(std::future::pending()));
     let model = ScriptedLlm::new([say(["working "]).with_calls(call("c-open", "hang", json!({})))]);
     let f = fixture("lango-agent").await;
     let runner = f.runner(Agent::new("lango-agent", model.clone()).with_tool(hang));

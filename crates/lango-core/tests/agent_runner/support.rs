@@ -18,7 +18,6 @@ pub use lango_core::agent::{
     RequestContext, Tool, ToolContext,
 };
 pub use lango_core::config::AgentSettings;
-pub use lango_core::provider::BoxFuture;
 pub use lango_core::store::{MessageStatus, Store, StoredMessage};
 pub use lango_core::tokens::FixedCostCounter;
 pub use serde_json::{json, Map, Value};
@@ -229,53 +228,13 @@ impl Llm for ScriptedLlm {
 // ---------------------------------------------------------------------------------------------
 // Test tools
 
-type RunFn = dyn Fn(ToolContext, Map<String, Value>) -> BoxFuture<'static, Result<Value, String>>
-    + Send
-    + Sync;
-
-pub struct FnTool {
-    pub name: String,
-    pub schema: Value,
-    pub run: Box<RunFn>,
-}
-
-pub fn tool(
-    name: &str,
-    schema: Value,
-    run: impl Fn(ToolContext, Map<String, Value>) -> BoxFuture<'static, Result<Value, String>>
-        + Send
-        + Sync
-        + 'static,
-) -> Arc<dyn Tool> {
-    Arc::new(FnTool {
-        name: name.into(),
-        schema,
-        run: Box::new(run),
-    })
-}
-
-impl Tool for FnTool {
-    fn name(&self) -> &str {
-        &self.name
-    }
-    fn description(&self) -> &str {
-        "test tool"
-    }
-    fn input_schema(&self) -> Value {
-        self.schema.clone()
-    }
-    fn run(
-        &self,
-        ctx: ToolContext,
-        args: Map<String, Value>,
-    ) -> BoxFuture<'_, Result<Value, String>> {
-        (self.run)(ctx, args)
-    }
-}
+#[path = "../common/fn_tool.rs"]
+mod fn_tool;
+pub use fn_tool::FnTool;
 
 /// `echo`: returns its args under "echo", and records the contexts it saw.
 pub fn echo_tool(seen: Arc<Mutex<Vec<ToolContext>>>) -> Arc<dyn Tool> {
-    tool(
+    FnTool::arc(
         "echo",
         params([("text", ParamDef::new("string", "What to echo").required())]),
         move |ctx, args| {

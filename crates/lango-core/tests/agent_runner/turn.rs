@@ -139,7 +139,7 @@ async fn partial_call_notifications_are_not_executed() {
 #[tokio::test]
 async fn tool_error_goes_back_to_the_model_and_the_run_continues() {
     let model = ScriptedLlm::new([call("c1", "flaky", json!({})), say(["sorry, it failed"])]);
-    let flaky = tool("flaky", json!({}), |_, _| {
+    let flaky = FnTool::arc("flaky", json!({}), |_, _| {
         Box::pin(async { Err("permission denied".to_owned()) })
     });
     let f = fixture("lango-agent").await;
@@ -182,7 +182,7 @@ async fn unknown_tool_goes_back_to_the_model_as_an_error() {
 #[tokio::test]
 async fn acceptance_18_tool_timeout_in_a_run() {
     let model = ScriptedLlm::new([call("c1", "slow", json!({})), say(["moving on"])]);
-    let slow = tool("slow", json!({}), |_, _| {
+    let slow = FnTool::arc("slow", json!({}), |_, _| {
         Box::pin(async {
             tokio::time::sleep(Duration::from_millis(200)).await;
             Ok(json!({}))
@@ -237,7 +237,7 @@ async fn cancelled_before_start_writes_nothing() {
 async fn cancellation_stops_a_running_tool() {
     let dropped = Arc::new(AtomicBool::new(false));
     let flag = dropped.clone();
-    let hang = tool("hang", json!({}), move |_, _| {
+    let hang = FnTool::arc("hang", json!({}), move |_, _| {
         let flag = flag.clone();
         Box::pin(async move {
             struct Guard(Arc<AtomicBool>);

@@ -13,8 +13,7 @@ use lango_core::agent::tools::{
     builtin_tools, format_duration, normalize_schema, params, CurrentDateTime,
     MemoryListObservations, MemoryListReflections, ParamDef, ToolAdapter,
 };
-use lango_core::agent::{Tool, ToolContext};
-use lango_core::provider::BoxFuture;
+use lango_core::agent::ToolContext;
 use lango_core::store::{Observation, Reflection, Store};
 use serde_json::{json, Map, Value};
 use tempfile::TempDir;
@@ -22,52 +21,9 @@ use tempfile::TempDir;
 // ---------------------------------------------------------------------------------------------
 // Fakes
 
-type RunFn = dyn Fn(ToolContext, Map<String, Value>) -> BoxFuture<'static, Result<Value, String>>
-    + Send
-    + Sync;
-
-/// A tool whose body is a closure.
-struct FnTool {
-    name: String,
-    schema: Value,
-    run: Box<RunFn>,
-}
-
-impl FnTool {
-    fn arc(
-        name: &str,
-        schema: Value,
-        run: impl Fn(ToolContext, Map<String, Value>) -> BoxFuture<'static, Result<Value, String>>
-            + Send
-            + Sync
-            + 'static,
-    ) -> Arc<dyn Tool> {
-        Arc::new(Self {
-            name: name.into(),
-            schema,
-            run: Box::new(run),
-        })
-    }
-}
-
-impl Tool for FnTool {
-    fn name(&self) -> &str {
-        &self.name
-    }
-    fn description(&self) -> &str {
-        "a test tool"
-    }
-    fn input_schema(&self) -> Value {
-        self.schema.clone()
-    }
-    fn run(
-        &self,
-        ctx: ToolContext,
-        args: Map<String, Value>,
-    ) -> BoxFuture<'_, Result<Value, String>> {
-        (self.run)(ctx, args)
-    }
-}
+#[path = "../common/fn_tool.rs"]
+mod fn_tool;
+use fn_tool::FnTool;
 
 fn ctx(session_key: Option<&str>) -> ToolContext {
     ToolContext {
