@@ -35,6 +35,7 @@ pub mod recovery;
 mod replies;
 mod rewind;
 mod search;
+mod search_candidates;
 mod search_index;
 mod search_query;
 mod search_rank;

@@ -53,22 +53,6 @@ async fn insert_rows(store: &Store, key: &str, rows: i64, word: &str) {
     pool.close().await;
 }
 
-/// `rows` messages "alpha beta <n>" in session 1 with consecutive ids from `first_id` and
-/// seqs from `first_seq`: ids far apart, as after many other messages, without writing those.
-async fn insert_alpha_betas(pool: &sqlx::SqlitePool, first_id: i64, first_seq: i64, rows: i64) {
-    sqlx::query(
-        "WITH RECURSIVE n(x) AS (SELECT 0 UNION ALL SELECT x + 1 FROM n WHERE x < ?3 - 1)
-         INSERT INTO messages (id, session_id, seq, role, content, created_at)
-         SELECT ?1 + x, 1, ?2 + x, 'user', 'alpha beta ' || x, ?2 + x FROM n",
-    )
-    .bind(first_id)
-    .bind(first_seq)
-    .bind(rows)
-    .execute(pool)
-    .await
-    .unwrap();
-}
-
 /// Waits (up to 30 s) until the background indexing has emptied the queue; `why` names what
 /// failed if it never does.
 async fn background_indexing_done(store: &Store, why: &str) {
@@ -312,57 +296,99 @@ async fn a_write_transaction_such_as_a_compaction_wakes_the_background_indexing(
     store.close().await;
 }
 
-#[tokio::test]
-async fn a_search_looks_further_back_only_while_the_newest_messages_fill_no_page() {
-    let (_d, store) = temp_store().await;
-    store.create_session("s", "").await.unwrap();
-    let pool = side_door(&store).await;
-    // 60 old messages, then (ids far later, as after 200,000 others) 60 new ones.
-    for (first_id, first_seq) in [(1, 1), (200_001, 61)] {
-        insert_alpha_betas(&pool, first_id, first_seq, 60).await;
-    }
-    pool.close().await;
+/// `rows` messages saying `text` in session 1, with consecutive ids from `first_id` and seqs
+/// from `first_seq`: ids far apart, as after many other messages, without writing those.
+async fn insert_texts(
+    pool: &sqlx::SqlitePool,
+    first_id: i64,
+    first_seq: i64,
+    rows: i64,
+    text: &str,
+) {
+    sqlx::query(
+        "WITH RECURSIVE n(x) AS (SELECT 0 UNION ALL SELECT x + 1 FROM n WHERE x < ?3 - 1)
+         INSERT INTO messages (id, session_id, seq, role, content, created_at)
+         SELECT ?1 + x, 1, ?2 + x, 'user', ?4 || ' ' || x, ?2 + x FROM n",
+    )
+    .bind(first_id)
+    .bind(first_seq)
+    .bind(rows)
+    .bind(text)
+    .execute(pool)
+    .await
+    .unwrap();
+}
 
-    let first = store.search_page("alpha beta", None, 50, 0).await.unwrap();
-    assert!(
-        first.hits.iter().all(|h| h.seq.unwrap() > 60),
-        "only the newest were read"
-    );
-    assert_eq!(
-        (first.total, first.total_is_lower_bound, first.more),
-        (60, true, true)
-    );
-    // The next page needs more than the newest hold: the search looks further back.
-    let next = store.search_page("alpha beta", None, 50, 50).await.unwrap();
-    assert_eq!((next.total, next.total_is_lower_bound), (120, false));
-    assert_eq!(next.hits.len(), 50);
+/// Every page of `query`, 50 hits each, until the search says there are no more.
+async fn every_page(store: &Store, query: &str) -> Vec<lango_core::store::SearchHit> {
+    let mut hits = Vec::new();
+    for page in 0.. {
+        let results = store.search_page(query, None, 50, page * 50).await.unwrap();
+        hits.extend(results.hits);
+        if !results.more {
+            return hits;
+        }
+        assert!(page < 100, "pages never end");
+    }
+    unreachable!()
 }
 
 #[tokio::test]
-async fn a_search_looks_back_only_as_far_as_the_newest_matches_say_a_page_needs() {
+async fn several_words_rank_their_best_match_first_even_when_it_is_older_than_a_page_of_others() {
     let (_d, store) = temp_store().await;
     store.create_session("s", "").await.unwrap();
     let pool = side_door(&store).await;
-    // Newest id 1,000,000: 40 matches among the newest 65,536 ids, 20 more ~100,000 back,
-    // 20 more ~400,000 back.
-    for (first_id, first_seq, rows) in [(600_001, 1, 20), (900_001, 21, 20), (999_961, 41, 40)] {
-        insert_alpha_betas(&pool, first_id, first_seq, rows).await;
-    }
+    // 60 old messages that say little but the two words, then (ids far later, as after
+    // 200,000 others) 60 new ones that mention them among many other words.
+    insert_texts(&pool, 1, 1, 60, "alpha beta").await;
+    let wordy = "alpha and beta among a great many other words about the trip and the trains";
+    insert_texts(&pool, 200_001, 61, 60, wordy).await;
     pool.close().await;
 
-    // 40 matches where a page needs 50: at that density 50 lie within ~82,000 ids, so the
-    // search reads twice that far (163,840 ids), not the 400,000 to the oldest ones.
     let first = store.search_page("alpha beta", None, 50, 0).await.unwrap();
+    assert!(
+        first.hits.iter().all(|h| h.seq.unwrap() <= 60),
+        "the best matches first, however old: {:?}",
+        first.hits.iter().map(|h| h.seq).collect::<Vec<_>>()
+    );
     assert_eq!(
         (first.total, first.total_is_lower_bound, first.more),
-        (60, true, true)
+        (120, false, true)
     );
-    assert!(
-        first.hits.iter().all(|h| h.seq.unwrap() > 20),
-        "the oldest were not read"
+    // Paging on shows every match once: none repeated, none skipped.
+    let all = every_page(&store, "alpha beta").await;
+    let mut seqs: Vec<i64> = all.iter().filter_map(|h| h.seq).collect();
+    seqs.sort_unstable();
+    assert_eq!(seqs, (1..=120).collect::<Vec<_>>());
+}
+
+#[tokio::test]
+async fn paging_past_the_first_500_candidates_shows_every_match_once_notes_included() {
+    let (_d, store) = temp_store().await;
+    queue_rows(&store, "many", 1_100, "wombat").await;
+    store.index_pending_messages().await.unwrap();
+    for i in 0..130 {
+        crate::memory::save_obs(&store, "many", &format!("Wombat {i}: wombat, wombat.")).await;
+    }
+
+    let first = store.search_page("wombat", None, 50, 0).await.unwrap();
+    assert_eq!((first.total, first.total_is_lower_bound), (500, true));
+    // Every page reads only the blocks of 500 it reaches, ranks each the same way, and the
+    // pages together hold each of the 1,230 matches once: the 130th observation too.
+    let all = every_page(&store, "wombat").await;
+    let keys: std::collections::HashSet<(bool, String)> = all
+        .iter()
+        .map(|h| (h.kind == SearchHitKind::Message, h.item_id.clone()))
+        .collect();
+    assert_eq!((all.len(), keys.len()), (1_230, 1_230));
+    let last = store.search_page("wombat", None, 50, 1_200).await.unwrap();
+    assert_eq!(
+        (
+            last.hits.len(),
+            last.total,
+            last.total_is_lower_bound,
+            last.more
+        ),
+        (30, 1_230, false, false)
     );
-    // Two pages need 100: the density found says further back than every id there is.
-    let next = store.search_page("alpha beta", None, 50, 50).await.unwrap();
-    assert_eq!((next.total, next.total_is_lower_bound), (80, false));
-    assert_eq!(next.hits.len(), 30);
 }
