@@ -1,8 +1,8 @@
 //! `lango chat` end to end: the real binary, a real SQLite file, real HTTP to the fake
 //! provider in each wire format.
 
-use std::path::Path;
-use std::process::Output;
+mod support;
+
 #[cfg(unix)]
 use std::time::Duration;
 
@@ -10,63 +10,9 @@ use lango_core::store::{MessageStatus, NewMessage, Store};
 use lango_core::tokens::{MessageParts, TiktokenCounter, TokenCounter};
 use lango_testkit::fake::{FakeProvider, Script, Turn};
 use serde_json::{json, Value};
-
-const KEY: &str = "sk-test-key-1234";
-
-/// Writes settings pointing provider `p` of `kind` at the fake, with extra agent settings.
-fn write_settings(home: &Path, kind: &str, base_url: &str, extra: Value) {
-    let mut settings = json!({
-        "providers": {"p": {"type": kind, "baseUrl": base_url, "defaultModel": "fake-model"}},
-        "agent": {"provider": "p", "systemPrompt": "You are a test assistant."}
-    });
-    if let (Some(target), Some(extra)) = (settings.as_object_mut(), extra.as_object()) {
-        for (k, v) in extra {
-            if let (Some(Value::Object(t)), Value::Object(e)) = (target.get_mut(k), v) {
-                t.extend(e.clone());
-            } else {
-                target.insert(k.clone(), v.clone());
-            }
-        }
-    }
-    std::fs::write(home.join("settings.json"), settings.to_string()).unwrap();
-}
-
-fn base_url(fake: &FakeProvider, kind: &str) -> String {
-    let root = fake.server().base_url();
-    match kind {
-        "openai-compatible" => format!("{root}/v1"),
-        "gemini" => format!("{root}/v1beta"),
-        _ => root,
-    }
-}
-
-async fn lango(home: &Path, args: &[&str]) -> Output {
-    tokio::process::Command::new(env!("CARGO_BIN_EXE_lango"))
-        .arg("--data-dir")
-        .arg(home)
-        .args(args)
-        .env("LANGO_P_API_KEY", KEY)
-        .env_remove("LANGO_HOME")
-        .stdin(std::process::Stdio::null())
-        .output()
-        .await
-        .expect("run lango")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-async fn rows(home: &Path, key: &str) -> Vec<lango_core::store::StoredMessage> {
-    let store = Store::open(&home.join("lango.db")).await.unwrap();
-    let rows = store.list_messages(key).await.unwrap();
-    store.close().await;
-    rows
-}
+use support::{
+    base_url, lango, rows, stderr, stdout, write_provider_settings as write_settings, KEY,
+};
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_plain_streamed_answer_in_every_wire_format() {
@@ -82,6 +28,7 @@ async fn a_plain_streamed_answer_in_every_wire_format() {
         let out = lango(
             home.path(),
             &["chat", "--session", "s1", "What is the capital of France?"],
+            None,
         )
         .await;
         assert!(out.status.success(), "{kind}: {}", stderr(&out));
@@ -116,6 +63,7 @@ async fn no_stream_prints_the_same_answer_once() {
     let out = lango(
         home.path(),
         &["chat", "--no-stream", "--session", "s", "hi"],
+        None,
     )
     .await;
     assert!(out.status.success(), "{}", stderr(&out));
@@ -176,7 +124,12 @@ async fn a_tool_call_round_trip_in_every_wire_format() {
         let fake = FakeProvider::start(script).await;
         let home = tempfile::tempdir().unwrap();
         write_settings(home.path(), kind, &base_url(&fake, kind), json!({}));
-        let out = lango(home.path(), &["chat", "--session", "s", "What day is it?"]).await;
+        let out = lango(
+            home.path(),
+            &["chat", "--session", "s", "What day is it?"],
+            None,
+        )
+        .await;
         assert!(out.status.success(), "{kind}: {}", stderr(&out));
         assert_eq!(stdout(&out), "It is Sunday.\n", "{kind}");
         assert!(
@@ -222,7 +175,7 @@ async fn a_provider_error_mid_stream_keeps_the_partial_reply_and_the_next_turn_w
         .await;
         let home = tempfile::tempdir().unwrap();
         write_settings(home.path(), kind, &base_url(&fake, kind), json!({}));
-        let out = lango(home.path(), &["chat", "--session", "s", "first"]).await;
+        let out = lango(home.path(), &["chat", "--session", "s", "first"], None).await;
         assert_eq!(out.status.code(), Some(4), "{kind}: {}", stderr(&out));
         assert!(
             stdout(&out).starts_with("Partial answer"),
@@ -242,7 +195,7 @@ async fn a_provider_error_mid_stream_keeps_the_partial_reply_and_the_next_turn_w
             "{kind}"
         );
 
-        let out = lango(home.path(), &["chat", "--session", "s", "second"]).await;
+        let out = lango(home.path(), &["chat", "--session", "s", "second"], None).await;
         assert!(out.status.success(), "{kind}: {}", stderr(&out));
         assert_eq!(stdout(&out), "Recovered.\n", "{kind}");
         // No retry after the first byte: one request per turn.
@@ -257,7 +210,7 @@ async fn the_system_prompt_arrives_as_exactly_one_system_message() {
         let home = tempfile::tempdir().unwrap();
         write_settings(home.path(), kind, &base_url(&fake, kind), json!({}));
         for text in ["one", "two"] {
-            let out = lango(home.path(), &["chat", "--session", "s", text]).await;
+            let out = lango(home.path(), &["chat", "--session", "s", text], None).await;
             assert!(out.status.success(), "{kind}: {}", stderr(&out));
         }
         let body = fake.generate_requests().pop().unwrap().json();
@@ -321,7 +274,12 @@ async fn the_history_sent_obeys_the_token_budget() {
         }
         store.close().await;
     }
-    let out = lango(home.path(), &["chat", "--session", "long", "and now?"]).await;
+    let out = lango(
+        home.path(),
+        &["chat", "--session", "long", "and now?"],
+        None,
+    )
+    .await;
     assert!(out.status.success(), "{}", stderr(&out));
     let request = fake.generate_requests()[0].json();
     let messages = request["messages"].as_array().unwrap();
@@ -354,7 +312,7 @@ async fn the_history_sent_obeys_the_token_budget() {
 #[tokio::test(flavor = "multi_thread")]
 async fn without_a_provider_chat_explains_what_to_configure() {
     let home = tempfile::tempdir().unwrap();
-    let out = lango(home.path(), &["chat", "hello"]).await;
+    let out = lango(home.path(), &["chat", "hello"], None).await;
     assert_eq!(out.status.code(), Some(3));
     assert!(
         stderr(&out).contains("no provider is configured"),
@@ -377,7 +335,7 @@ async fn a_rejected_key_is_a_provider_error_with_the_reason() {
         &base_url(&fake, "anthropic"),
         json!({}),
     );
-    let out = lango(home.path(), &["chat", "--session", "s", "hi"]).await;
+    let out = lango(home.path(), &["chat", "--session", "s", "hi"], None).await;
     assert_eq!(out.status.code(), Some(4));
     let err = stderr(&out);
     assert!(
@@ -475,7 +433,12 @@ async fn a_hallucinated_sub_agent_name_is_corrected_and_the_retry_succeeds() {
             {"name": "researcher", "instruction": "You research."}
         ]}}),
     );
-    let out = lango(home.path(), &["chat", "--session", "s", "open the website"]).await;
+    let out = lango(
+        home.path(),
+        &["chat", "--session", "s", "open the website"],
+        None,
+    )
+    .await;
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(stdout(&out), "done\n");
 

@@ -6,20 +6,14 @@ mod support;
 
 use lango_testkit::fake::{FakeProvider, Script, Turn};
 use serde_json::json;
-use support::{rows, stderr};
+use support::{base_url, rows, stderr};
 
 /// Settings with provider `p` (OpenAI-compatible at `fake`) and `q` of `kind` at `other`.
 fn two_providers(home: &std::path::Path, fake: &FakeProvider, other: &FakeProvider, kind: &str) {
-    let root = other.server().base_url();
-    let other_url = match kind {
-        "openai-compatible" => format!("{root}/v1"),
-        "gemini" => format!("{root}/v1beta"),
-        _ => root,
-    };
     let settings = json!({
         "providers": {
-            "p": {"type": "openai-compatible", "baseUrl": format!("{}/v1", fake.server().base_url()), "defaultModel": "fake-model"},
-            "q": {"type": kind, "baseUrl": other_url, "defaultModel": "q-default"}
+            "p": {"type": "openai-compatible", "baseUrl": base_url(fake, "openai-compatible"), "defaultModel": "fake-model"},
+            "q": {"type": kind, "baseUrl": base_url(other, kind), "defaultModel": "q-default"}
         },
         "agent": {"provider": "p"}
     });

@@ -2,13 +2,16 @@
 //! provider's end marker, a reply stopped at the output limit, and an endless reply. The real
 //! binary, a real SQLite file, the fake provider in each wire format.
 
+mod support;
+
 use std::path::Path;
 use std::process::Output;
 use std::time::Duration;
 
-use lango_core::store::{MessageStatus, Store, StoredMessage};
+use lango_core::store::{MessageStatus, StoredMessage};
 use lango_testkit::fake::{FakeProvider, Script, Turn};
 use serde_json::{json, Value};
+use support::{base_url, lango, rows, stderr};
 
 const KINDS: [&str; 4] = ["openai-compatible", "ollama", "anthropic", "gemini"];
 
@@ -26,37 +29,13 @@ fn write_settings(home: &Path, kind: &str, base_url: &str, agent: Value) {
     std::fs::write(home.join("settings.json"), settings.to_string()).unwrap();
 }
 
-fn base_url(fake: &FakeProvider, kind: &str) -> String {
-    let root = fake.server().base_url();
-    match kind {
-        "openai-compatible" => format!("{root}/v1"),
-        "gemini" => format!("{root}/v1beta"),
-        _ => root,
-    }
-}
-
 async fn chat(home: &Path, text: &str) -> Output {
-    tokio::process::Command::new(env!("CARGO_BIN_EXE_lango"))
-        .arg("--data-dir")
-        .arg(home)
-        .args(["chat", "--session", "s", text])
-        .env("LANGO_P_API_KEY", "sk-test-key-1234")
-        .env_remove("LANGO_HOME")
-        .stdin(std::process::Stdio::null())
-        .output()
-        .await
-        .expect("run lango")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
+    lango(home, &["chat", "--session", "s", text], None).await
 }
 
 /// The assistant rows of session `s`.
 async fn replies(home: &Path) -> Vec<StoredMessage> {
-    let store = Store::open(&home.join("lango.db")).await.unwrap();
-    let rows = store.list_messages("s").await.unwrap();
-    store.close().await;
+    let rows = rows(home, "s").await;
     rows.into_iter().filter(|r| r.role == "assistant").collect()
 }
 

@@ -1,5 +1,5 @@
-//! What the CLI tests in terminal.rs, signals.rs and read_only.rs share: settings pointing at
-//! the fake provider, running the real binary, reading its output and the database.
+//! What the CLI tests share: settings pointing at the fake provider (in any wire format),
+//! running the real binary, reading its output and the database.
 #![allow(dead_code)] // each test binary uses a different part
 
 pub mod memory_db;
@@ -9,21 +9,43 @@ use std::process::{Output, Stdio};
 
 use lango_core::store::{Store, StoredMessage};
 use lango_testkit::fake::FakeProvider;
-use serde_json::json;
+use serde_json::{json, Value};
 
 pub const KEY: &str = "sk-test-key-1234";
 
 /// settings.json with provider `p`, an OpenAI-compatible endpoint at the fake.
 pub fn write_settings(home: &Path, fake: &FakeProvider) {
-    let settings = json!({
-        "providers": {"p": {
-            "type": "openai-compatible",
-            "baseUrl": format!("{}/v1", fake.server().base_url()),
-            "defaultModel": "fake-model"
-        }},
+    let url = base_url(fake, "openai-compatible");
+    write_provider_settings(home, "openai-compatible", &url, json!({}));
+}
+
+/// settings.json with provider `p` of `kind` at `base_url`, merged with `extra` (its objects
+/// extend the defaults' objects, its other values replace them).
+pub fn write_provider_settings(home: &Path, kind: &str, base_url: &str, extra: Value) {
+    let mut settings = json!({
+        "providers": {"p": {"type": kind, "baseUrl": base_url, "defaultModel": "fake-model"}},
         "agent": {"provider": "p", "systemPrompt": "You are a test assistant."}
     });
+    if let (Some(target), Some(extra)) = (settings.as_object_mut(), extra.as_object()) {
+        for (k, v) in extra {
+            if let (Some(Value::Object(t)), Value::Object(e)) = (target.get_mut(k), v) {
+                t.extend(e.clone());
+            } else {
+                target.insert(k.clone(), v.clone());
+            }
+        }
+    }
     std::fs::write(home.join("settings.json"), settings.to_string()).unwrap();
+}
+
+/// The fake's base URL as a provider of `kind` is configured with it.
+pub fn base_url(fake: &FakeProvider, kind: &str) -> String {
+    let root = fake.server().base_url();
+    match kind {
+        "openai-compatible" => format!("{root}/v1"),
+        "gemini" => format!("{root}/v1beta"),
+        _ => root,
+    }
 }
 
 /// `lango --data-dir home ARGS`, with `stdin` piped in (or none).
