@@ -23,8 +23,9 @@ step "cargo test (workspace) in a desktop session with a real keychain"
 
 step "end-to-end tests (real window over WebDriver, against the fake provider)"
 (cd "$ROOT" && cargo build --locked -p lango-testkit --bin lango-fake-provider)
-# Fills a 10,000-message conversation for tests/e2e/chat-polish.test.mjs.
-(cd "$ROOT" && cargo build --locked -p lango-core --example seed_session)
+# Fill a 10,000-message conversation (tests/e2e/chat-polish.test.mjs) and 620 conversations
+# (tests/e2e/many-conversations.test.mjs).
+(cd "$ROOT" && cargo build --locked -p lango-core --example seed_session --example seed_scale)
 mkdir -p "$ROOT/tests/e2e/screenshots"
 "$ROOT/scripts/with-desktop-session.sh" env APP_BIN="$ROOT/target/debug/lango-desktop" \
     FAKE_PROVIDER_BIN="$ROOT/target/debug/lango-fake-provider" \

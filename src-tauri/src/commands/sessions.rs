@@ -1,17 +1,19 @@
 //! The sessions sidebar and the message list.
 
-use lango_core::app::{AppError, ExportFormat, ExportResult, SessionSummary};
-use lango_core::store::{FindMatches, SearchResults, StoredMessage};
+use lango_core::app::{AppError, ExportFormat, ExportResult, SessionSummary, SessionsPage};
+use lango_core::store::{FindMatches, SearchResults, SessionCursor, StoredMessage};
 use tauri::State;
 
 use crate::state::AppState;
 
+/// A page of the sidebar's conversations: `limit` after `after` (from the top when None).
 #[tauri::command]
 pub async fn list_sessions(
     state: State<'_, AppState>,
     limit: u32,
-) -> Result<Vec<SessionSummary>, AppError> {
-    state.app().await?.list_sessions(limit).await
+    after: Option<SessionCursor>,
+) -> Result<SessionsPage, AppError> {
+    state.app().await?.list_sessions_page(limit, after).await
 }
 
 #[tauri::command]

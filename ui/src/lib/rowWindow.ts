@@ -1,7 +1,8 @@
 // Rows of a long list rendered a page at a time: the first page with the list, the next
-// when the user scrolls near its end. The sidebar lists up to 500 conversations; rendering
-// them all before the first paint cost a cold start ~0.6 s at 1,000 conversations
-// (`make bench-scale`), while a window shows a few dozen.
+// when the user scrolls near its end. The sidebar loads conversations 500 at a time
+// (components/sidebar/sessionList.svelte.ts); rendering them all before the first paint cost
+// a cold start ~0.6 s at 1,000 conversations (`make bench-scale`), while a window shows a few
+// dozen.
 
 /** Rows rendered at first, and added each time the end comes near. */
 export const ROW_PAGE = 50;

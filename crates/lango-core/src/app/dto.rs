@@ -10,7 +10,7 @@ use crate::config::{Problem, Theme};
 use crate::conversation::{ConversationSettings, ConversationUsage, EffectiveSettings};
 use crate::memory::MemoryStatus;
 use crate::secrets::KeyLocation;
-use crate::store::{Observation, Reflection, Session, ToolCallStatus, ToolImage};
+use crate::store::{Observation, Reflection, Session, SessionCursor, ToolCallStatus, ToolImage};
 
 /// Whether the app can chat, and why not.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -55,6 +55,15 @@ pub struct SessionSummary {
     pub updated_at: i64,
     /// The app it was imported from (`chatgpt`, `claude`); None for Lango's own.
     pub origin: Option<String>,
+}
+
+/// A page of the sidebar's conversations and where the next one starts (None after the
+/// last): the UI hands `next` back for the next page.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionsPage {
+    pub sessions: Vec<SessionSummary>,
+    pub next: Option<SessionCursor>,
 }
 
 impl From<Session> for SessionSummary {

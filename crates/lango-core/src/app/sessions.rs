@@ -3,9 +3,9 @@
 
 use std::path::PathBuf;
 
-use super::dto::{ExportFormat, ExportResult, SessionSummary};
+use super::dto::{ExportFormat, ExportResult, SessionSummary, SessionsPage};
 use super::{App, AppError};
-use crate::store::{FindMatches, SearchResults, StoredMessage};
+use crate::store::{FindMatches, SearchResults, SessionCursor, StoredMessage};
 
 /// The folder a Markdown export's attached files go in, beside it: `<name without .md> files`.
 pub(crate) fn files_folder(export_name: &str) -> String {
@@ -39,23 +39,26 @@ fn write_export_files(
 const MAX_PAGE: u32 = 500;
 
 impl App {
-    /// Pinned first, then the most recently active.
+    /// The first `limit` conversations, pinned first, then the most recently active.
     pub async fn list_sessions(&self, limit: u32) -> Result<Vec<SessionSummary>, AppError> {
-        let mut sessions: Vec<SessionSummary> = self
-            .inner
-            .store
-            .list_sessions(limit, 0)
-            .await?
-            .into_iter()
-            .map(SessionSummary::from)
-            .collect();
-        // Stable: keeps the store's recency order within each group.
-        sessions.sort_by_key(|s| !s.pinned);
+        Ok(self.list_sessions_page(limit, None).await?.sessions)
+    }
+
+    /// A page of the conversations in the sidebar's order: `limit` after `after` (from the
+    /// top when None), and where the next page starts.
+    pub async fn list_sessions_page(
+        &self,
+        limit: u32,
+        after: Option<SessionCursor>,
+    ) -> Result<SessionsPage, AppError> {
+        let (sessions, next) = self.inner.store.list_sessions_after(limit, after).await?;
+        let mut sessions: Vec<SessionSummary> =
+            sessions.into_iter().map(SessionSummary::from).collect();
         let origins = self.inner.store.import_origins().await?;
         for s in &mut sessions {
             s.origin = origins.get(&s.key).cloned();
         }
-        Ok(sessions)
+        Ok(SessionsPage { sessions, next })
     }
 
     /// A new, empty, untitled conversation (titled by its first message).

@@ -68,6 +68,7 @@ pub use models::{
     ToolCallMeta, ToolCallStatus, ToolImage,
 };
 pub use open::MIGRATOR;
+pub use sessions::SessionCursor;
 pub use vectors::{Triple, VectorRow};
 pub use writable::folder_is_writable;
 

@@ -1,5 +1,6 @@
 //! Session rows: create, read, list, rename, pin, delete (the state map: `state.rs`).
 
+use serde::{Deserialize, Serialize};
 use sqlx::FromRow;
 
 use super::error::{StoreError, StoreResult};
@@ -17,6 +18,26 @@ struct SessionRow {
     created_at: i64,
     updated_at: i64,
     chat_settings: String,
+}
+
+/// A session row with its id, for a page of the list and where the next one starts.
+#[derive(FromRow)]
+struct ListedSessionRow {
+    #[sqlx(flatten)]
+    row: SessionRow,
+    id: i64,
+}
+
+/// Where a page of the session list ended: the next page starts after this session's place
+/// in the order (pinned first, then the most recent activity). Values, not an offset, so a
+/// conversation that moves to the top between two pages neither repeats nor pushes another
+/// one out of the next page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionCursor {
+    pub pinned: bool,
+    pub updated_at: i64,
+    pub id: i64,
 }
 
 const SESSION_COLUMNS: &str =
@@ -120,6 +141,49 @@ impl Store {
             Err(StoreError::Duplicate { .. }) => self.get_session(key).await,
             Err(e) => Err(e),
         }
+    }
+
+    /// A page of [`Store::list_sessions`]'s order: the first `limit` sessions after `after`
+    /// (from the top when None), and where the next page starts (None after the last).
+    pub async fn list_sessions_after(
+        &self,
+        limit: u32,
+        after: Option<SessionCursor>,
+    ) -> StoreResult<(Vec<Session>, Option<SessionCursor>)> {
+        // Row values compare in the index's order (sessions_by_activity), so the page is a
+        // range of the index whichever page it is.
+        let query = match after {
+            None => sqlx::query_as::<_, ListedSessionRow>(sqlx::AssertSqlSafe(format!(
+                "SELECT {SESSION_COLUMNS}, id FROM sessions
+                 ORDER BY pinned DESC, updated_at DESC, id DESC LIMIT ?"
+            ))),
+            Some(cursor) => sqlx::query_as::<_, ListedSessionRow>(sqlx::AssertSqlSafe(format!(
+                "SELECT {SESSION_COLUMNS}, id FROM sessions
+                 WHERE (pinned, updated_at, id) < (?, ?, ?)
+                 ORDER BY pinned DESC, updated_at DESC, id DESC LIMIT ?"
+            )))
+            .bind(cursor.pinned)
+            .bind(cursor.updated_at)
+            .bind(cursor.id),
+        };
+        let rows: Vec<ListedSessionRow> = query
+            .bind(i64::from(limit))
+            .fetch_all(self.reader())
+            .await
+            .map_err(|e| self.err(e))?;
+        let next = match rows.last() {
+            Some(last) if rows.len() == limit as usize => Some(SessionCursor {
+                pinned: last.row.pinned,
+                updated_at: last.row.updated_at,
+                id: last.id,
+            }),
+            _ => None,
+        };
+        let sessions = rows
+            .into_iter()
+            .map(|r| r.row.into_session())
+            .collect::<StoreResult<_>>()?;
+        Ok((sessions, next))
     }
 
     /// Pinned sessions first, then by most recent activity; `offset`/`limit` page the list.

@@ -109,6 +109,59 @@ async fn list_shows_pinned_first_then_most_recent_activity_and_pages() {
     assert_eq!(page2, ["d", "b"]);
 }
 
+/// Every key of the list, `limit` at a time, each page after the cursor of the one before;
+/// `between` runs after the first page.
+async fn every_page(
+    store: &lango_core::store::Store,
+    limit: u32,
+    between: impl AsyncFnOnce(),
+) -> Vec<String> {
+    let (first, mut next) = store.list_sessions_after(limit, None).await.unwrap();
+    let mut keys: Vec<String> = first.into_iter().map(|s| s.key).collect();
+    between().await;
+    while let Some(after) = next {
+        let (page, after) = store.list_sessions_after(limit, Some(after)).await.unwrap();
+        keys.extend(page.into_iter().map(|s| s.key));
+        next = after;
+    }
+    keys
+}
+
+#[tokio::test]
+async fn pages_of_the_list_start_where_the_last_ended_and_a_conversation_moving_to_the_top_hides_none(
+) {
+    let (_d, store) = temp_store().await;
+    for i in 0..7 {
+        store.create_session(&format!("s{i}"), "").await.unwrap();
+        tokio::time::sleep(std::time::Duration::from_millis(3)).await;
+    }
+    store.pin_session("s1", true).await.unwrap();
+    // Pinned first, then the newest activity: s1, s6, s5, s4, s3, s2, s0 — three a page.
+    let all = every_page(&store, 3, async || {}).await;
+    assert_eq!(all, ["s1", "s6", "s5", "s4", "s3", "s2", "s0"]);
+
+    // After the first page (s1, s6, s5), s2 gets a reply and moves to the top: the pages
+    // that follow hold every other conversation once (an offset would list s5 twice:
+    // everything above s2's old place shifted down by one).
+    let keys = every_page(&store, 3, async || {
+        store
+            .append_message("s2", NewMessage::new("user", "hi"))
+            .await
+            .unwrap();
+    })
+    .await;
+    assert_eq!(keys, ["s1", "s6", "s5", "s4", "s3", "s0"]);
+    let (top, _) = store.list_sessions_after(3, None).await.unwrap();
+    assert_eq!(
+        top[1].key, "s2",
+        "the list from the top has it first after the pinned"
+    );
+    // A page as long as what is left says there is no next page once it is empty.
+    let (_, next) = store.list_sessions_after(7, None).await.unwrap();
+    let (rest, none) = store.list_sessions_after(7, next).await.unwrap();
+    assert_eq!((rest.len(), none), (0, None));
+}
+
 #[tokio::test]
 async fn rename_changes_the_title_and_a_missing_session_is_not_found() {
     let (_d, store) = temp_store().await;

@@ -1,11 +1,12 @@
 // Mounted (npm run test:dom): the sidebar with hundreds of conversations renders a page of
-// rows first and the next page as the user scrolls near the end of the list; a row's time
+// rows first and the next page as the user scrolls near the end of the list, asking the
+// backend for the next page of conversations when the loaded ones are all shown; a row's time
 // gets its full-date tooltip when the pointer comes over it, not as the list renders; the
 // pointer coming over the list starts loading what shows a conversation's messages.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { mount, unmount } from 'svelte';
 import { settle } from '../settle.testing';
-import type { SessionSummary } from '../../lib/api/types';
+import type { SessionCursor, SessionSummary } from '../../lib/api/types';
 import { ROW_PAGE } from '../../lib/rowWindow';
 import { fullTime } from '../../lib/sessions';
 import { markdownRenderer } from '../../lib/markdownLoader';
@@ -59,7 +60,7 @@ let app: ReturnType<typeof mount> | null = null;
 
 /** Mounts the sidebar over `sessions` and lets their rows render. */
 async function showSidebar(sessions: SessionSummary[]) {
-  commands.listSessions.mockResolvedValue(sessions);
+  commands.listSessions.mockResolvedValue({ sessions, next: null });
   app = mount(Sidebar, {
     target: document.body,
     props: {
@@ -74,6 +75,7 @@ async function showSidebar(sessions: SessionSummary[]) {
   await settle();
 }
 afterEach(() => {
+  commands.listSessions.mockReset();
   if (app) unmount(app);
   app = null;
   document.body.innerHTML = '';
@@ -96,6 +98,47 @@ describe('the sidebar with many conversations', () => {
     await settle();
     expect(rows()).toBe(120);
     expect(document.querySelector('.more-rows'), 'no marker once everything is shown').toBeNull();
+  });
+});
+
+describe('the sidebar with more conversations than one page of the backend', () => {
+  it('asks for the next page once the loaded rows are all shown, until the oldest conversation is listed', async () => {
+    // The backend's order, 620 conversations, 500 a page, each page after the cursor.
+    const all = conversations(620).map((s) => ({ ...s, pinned: false }));
+    commands.listSessions.mockImplementation(async (limit: number, after: SessionCursor | null) => {
+      const start = after ? after.id + 1 : 0;
+      const sessions = all.slice(start, start + limit);
+      const last = start + sessions.length - 1;
+      const next = sessions.length === limit ? { pinned: false, updatedAt: all[last].updatedAt, id: last } : null;
+      return { sessions, next };
+    });
+    app = mount(Sidebar, {
+      target: document.body,
+      props: { status: null, currentKey: null, sessionsVersion: 0, onSelect: () => {}, onNewChat: () => {}, onDeleted: () => {} },
+    });
+    await settle();
+    const rows = () => document.querySelectorAll('.session-item').length;
+    expect(commands.listSessions).toHaveBeenCalledTimes(1);
+    for (let shown = ROW_PAGE; shown < 500; shown += ROW_PAGE) {
+      Observer.all.at(-1)!.see();
+      await settle();
+    }
+    expect(rows()).toBe(500);
+    expect(commands.listSessions).toHaveBeenCalledTimes(1);
+
+    // The end of the loaded ones comes into view: the next page, after the 500th.
+    Observer.all.at(-1)!.see();
+    await settle();
+    expect(commands.listSessions).toHaveBeenCalledTimes(2);
+    expect(commands.listSessions.mock.calls[1][1]).toEqual({ pinned: false, updatedAt: all[499].updatedAt, id: 499 });
+    for (let i = 0; i < 3 && document.querySelector('.more-rows'); i++) {
+      Observer.all.at(-1)!.see();
+      await settle();
+    }
+    expect(rows()).toBe(620);
+    expect(document.querySelector(`.session-item[data-key="s619"]`), 'the oldest conversation').not.toBeNull();
+    expect(document.querySelector('.more-rows'), 'no marker once every conversation is shown').toBeNull();
+    expect(commands.listSessions).toHaveBeenCalledTimes(2);
   });
 });
 

@@ -7,8 +7,8 @@
 import { Channel, invoke, type InvokeArgs, type InvokeOptions } from '@tauri-apps/api/core';
 import { toAppError } from '../errors';
 import type {
-  AppStatus,
   ApprovalDecision,
+  AppStatus,
   AttachmentImage,
   AttachmentInfo,
   BuildProgress,
@@ -33,6 +33,8 @@ import type {
   Restored,
   Salvaged,
   SearchResults,
+  SessionCursor,
+  SessionsPage,
   SessionSummary,
   SettingsDocument,
   SettingsView,
@@ -77,7 +79,9 @@ export const openReleasePage = (url: string) => call<void>('open_release_page', 
 export const shellMounted = () => call<void>('shell_mounted');
 
 // Sessions
-export const listSessions = (limit = 500) => call<SessionSummary[]>('list_sessions', { limit });
+/** A page of the sidebar's conversations: `limit` after `after` (from the top when null). */
+export const listSessions = (limit: number, after: SessionCursor | null = null) =>
+  call<SessionsPage>('list_sessions', { limit, after });
 export const createSession = () => call<SessionSummary>('create_session');
 export const renameSession = (key: string, title: string) =>
   call<void>('rename_session', { key, title });

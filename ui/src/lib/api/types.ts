@@ -48,6 +48,19 @@ export interface SessionSummary {
   origin?: ImportSource | null;
 }
 
+/** Where a page of the conversation list ended: handed back for the next page. */
+export interface SessionCursor {
+  pinned: boolean;
+  updatedAt: number;
+  id: number;
+}
+
+/** A page of the sidebar's conversations and where the next one starts (null after the last). */
+export interface SessionsPage {
+  sessions: SessionSummary[];
+  next: SessionCursor | null;
+}
+
 export interface ToolCall {
   id: string;
   name: string;
