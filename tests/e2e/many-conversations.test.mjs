@@ -10,47 +10,30 @@
 
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { after, afterEach, before, describe, test } from 'node:test';
 
-import { ARTIFACT_DIR, DEFAULT_APP_BIN, REPO_ROOT, Session, startDriver, waitFor } from './lib/webdriver.mjs';
+import { startAppSession } from './lib/appSession.mjs';
+import { REPO_ROOT, waitFor } from './lib/webdriver.mjs';
 
-const APP_BIN = process.env.APP_BIN ?? DEFAULT_APP_BIN;
 const SEED_BIN = process.env.SEED_SCALE_BIN ?? resolve(REPO_ROOT, 'target', 'debug', 'examples', 'seed_scale');
 const CONVERSATIONS = 620;
 /** seed_scale's keys: scale-00000 is the oldest. */
 const OLDEST = 'scale-00000';
 
 describe('Lango desktop: more conversations than a page', () => {
-  let tmpRoot;
-  let driver;
+  let app;
   let session;
 
   before(async () => {
-    assert.ok(existsSync(APP_BIN), `app binary not found: ${APP_BIN}`);
     assert.ok(existsSync(SEED_BIN), `seed_scale not found: ${SEED_BIN} (cargo build -p lango-core --example seed_scale)`);
-    tmpRoot = mkdtempSync(join(tmpdir(), 'lango-e2e-many-'));
-    const langoHome = join(tmpRoot, 'lango-home');
-    mkdirSync(langoHome, { recursive: true });
-    execFileSync(SEED_BIN, [langoHome, String(CONVERSATIONS), '2'], { stdio: 'ignore' });
-    const xdg = (name) => {
-      const dir = join(tmpRoot, name);
-      mkdirSync(dir, { recursive: true });
-      return dir;
-    };
-    driver = await startDriver({
-      env: {
-        LANGO_HOME: langoHome,
-        XDG_DATA_HOME: xdg('data'),
-        XDG_CACHE_HOME: xdg('cache'),
-        XDG_CONFIG_HOME: xdg('config'),
-      },
-      logFile: join(ARTIFACT_DIR, 'webkitwebdriver-many.log'),
+    // Seeded before the app's first start; no provider is needed.
+    app = await startAppSession('many', (root) => {
+      execFileSync(SEED_BIN, [join(root, 'lango-home'), String(CONVERSATIONS), '2'], { stdio: 'ignore' });
+      return {};
     });
-    session = await Session.create(driver.url, { binary: APP_BIN });
-    await session.waitForElement('#app-shell', 20_000);
+    session = app.session;
   });
 
   afterEach(async (t) => {
@@ -58,9 +41,7 @@ describe('Lango desktop: more conversations than a page', () => {
   });
 
   after(async () => {
-    await session?.delete().catch(() => {});
-    await driver?.stop();
-    if (tmpRoot) rmSync(tmpRoot, { recursive: true, force: true });
+    await app?.close();
   });
 
   const rows = () => session.execute(`return document.querySelectorAll('.session-item').length;`);
