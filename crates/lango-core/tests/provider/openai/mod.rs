@@ -12,6 +12,7 @@ use lango_core::secrets::ApiKey;
 
 mod compatible;
 mod official;
+mod repairs;
 mod requests;
 
 use super::harness::{events, fast_http, fold, user_shows_an_image, Outcome, RED_PIXEL_PNG};
