@@ -147,8 +147,7 @@ describe('Lango desktop: MCP tools behind the approval card', () => {
     assert.match(await session.text(done[done.length - 1]), /Echo: from the window/);
     assert.equal(await session.exists('[data-testid="tool-approval"]'), false);
     // The provider got the tool's result in its next request.
-    const sent = JSON.stringify(fake.chatRequests().at(-1).messages);
-    assert.match(sent, /Echo: from the window/);
+    await fake.lastChatRequestShowing(/Echo: from the window/);
   });
 
   test('Deny: the tool does not run, the model is told and answers', async () => {
@@ -161,8 +160,7 @@ describe('Lango desktop: MCP tools behind the approval card', () => {
     });
     await waitIdle();
     assert.ok((await cards('denied')).length >= 1, 'no denied tool card');
-    const sent = JSON.stringify(fake.chatRequests().at(-1).messages);
-    assert.match(sent, /The user denied this tool call/);
+    await fake.lastChatRequestShowing(/The user denied this tool call/);
   });
 
   test('Always allow is saved and the next call runs without a card', async () => {
@@ -183,8 +181,7 @@ describe('Lango desktop: MCP tools behind the approval card', () => {
       timeout: 20_000,
     });
     await waitIdle();
-    const sent = JSON.stringify(fake.chatRequests().at(-1).messages);
-    assert.match(sent, /Echo: no card/);
+    await fake.lastChatRequestShowing(/Echo: no card/);
   });
 
   test('SIGTERM mid-reply (a session logging out) keeps the partial reply and stops the servers', async () => {

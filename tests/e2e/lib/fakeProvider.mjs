@@ -43,6 +43,20 @@ export async function startFakeProvider(script, dir) {
         .filter((r) => r.method === 'POST' && r.path.includes('/chat/completions'))
         .map((r) => JSON.parse(r.body));
     },
+    /**
+     * The last chat request, once its messages show `pattern`: the fake reports what it
+     * received every 50 ms, so the request behind a reply already shown can still be on its
+     * way here. Times out (failing the test) if no such request comes.
+     */
+    async lastChatRequestShowing(pattern, timeout = 5_000) {
+      return waitFor(
+        () => {
+          const last = this.chatRequests().at(-1);
+          return last && pattern.test(JSON.stringify(last.messages)) ? last : null;
+        },
+        { timeout, what: `a chat request showing ${pattern}` },
+      );
+    },
     get requests() {
       return state.requests;
     },
