@@ -137,7 +137,7 @@ describe('Lango desktop: provider, chat, stop, regenerate, sessions, memory, set
     });
     await waitIdle();
     await waitFor(async () => (await lastAssistantText()).includes('Streaming works.'), { what: 'the full reply' });
-    const sent = fake.chatRequests().at(-1);
+    const sent = await fake.lastChatRequestShowing(/Hello Lango, please stream something/);
     assert.equal(sent.model, 'fake-model');
     assert.equal(sent.stream, true);
     // The picker keeps showing the chosen model after the view is left and opened again.
