@@ -4,14 +4,13 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::str::FromStr;
 use std::sync::Arc;
 
 use lango_core::store::MessageKind;
 use lango_core::store::Store;
-use sqlx::sqlite::{SqliteConnectOptions, SqlitePoolOptions};
 
 use crate::harness::{append_exchange, build_cycle, open_store, FakeLlm, KEY};
+use crate::raw_db::{integrity_check, raw_pool};
 
 /// The coverage invariant (see the module doc). Returns (max generation, #observations +
 /// #reflections, max seq).
@@ -131,18 +130,8 @@ pub async fn check_invariant(store: &Store, compact: bool) -> Result<(i64, usize
 }
 
 pub async fn integrity_ok(path: &Path) -> Result<(), String> {
-    let opts = SqliteConnectOptions::from_str("sqlite:")
-        .unwrap()
-        .filename(path);
-    let pool = SqlitePoolOptions::new()
-        .max_connections(1)
-        .connect_with(opts)
-        .await
-        .map_err(|e| e.to_string())?;
-    let integrity: String = sqlx::query_scalar("PRAGMA integrity_check")
-        .fetch_one(&pool)
-        .await
-        .map_err(|e| e.to_string())?;
+    let pool = raw_pool(path).await;
+    let integrity = integrity_check(&pool).await.map_err(|e| e.to_string())?;
     pool.close().await;
     if integrity == "ok" {
         Ok(())
@@ -176,14 +165,7 @@ async fn invariant_check_detects_violations() {
     store.close().await;
 
     // A cursor past the history.
-    let opts = SqliteConnectOptions::from_str("sqlite:")
-        .unwrap()
-        .filename(&path);
-    let pool = SqlitePoolOptions::new()
-        .max_connections(1)
-        .connect_with(opts)
-        .await
-        .unwrap();
+    let pool = raw_pool(&path).await;
     sqlx::query("DELETE FROM observations WHERE id <> ?")
         .bind(&o.id)
         .execute(&pool)

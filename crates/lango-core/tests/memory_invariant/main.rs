@@ -23,6 +23,8 @@ mod check;
 mod child;
 mod harness;
 mod property;
+#[path = "../common/raw_db.rs"]
+mod raw_db;
 
 use std::sync::Arc;
 

@@ -1,14 +1,11 @@
 //! Attachments in the store (migration 0012): stored once by content hash, read back whole,
 //! read in one query for many hashes, kept across a restart.
 
-use std::str::FromStr;
-
 use lango_core::attachments::{prepare, AttachmentKind, ImageFormat, PreparedAttachment};
 use lango_core::store::Store;
 use lango_core::tokens::TiktokenCounter;
-use sqlx::sqlite::SqliteConnectOptions;
-use sqlx::ConnectOptions;
 
+use crate::raw_db::raw_pool;
 use crate::temp_store;
 
 fn text_file(name: &str, text: &str) -> PreparedAttachment {
@@ -26,15 +23,9 @@ fn png_file(name: &str, width: u32, height: u32) -> PreparedAttachment {
 }
 
 async fn row_count(store: &Store) -> i64 {
-    let mut conn = SqliteConnectOptions::from_str("sqlite:")
-        .unwrap()
-        .filename(store.path())
-        .read_only(true)
-        .connect()
-        .await
-        .unwrap();
+    let pool = raw_pool(store.path()).await;
     sqlx::query_scalar("SELECT count(*) FROM attachments")
-        .fetch_one(&mut conn)
+        .fetch_one(&pool)
         .await
         .unwrap()
 }

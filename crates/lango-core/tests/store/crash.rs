@@ -4,11 +4,11 @@
 use std::collections::HashMap;
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::str::FromStr;
 use std::time::Duration;
 
 use lango_core::store::{Store, StoreError};
-use sqlx::sqlite::{SqliteConnectOptions, SqlitePoolOptions};
+
+use crate::raw_db::{integrity_check, raw_pool};
 
 const CHILD_ENV: &str = "LANGO_CRASH_TEST_DB";
 const KEY: &str = "crash";
@@ -39,14 +39,7 @@ async fn seed(path: &Path) {
     let store = Store::open(path).await.unwrap();
     store.create_session(KEY, "").await.unwrap();
     store.close().await;
-    let opts = SqliteConnectOptions::from_str("sqlite:")
-        .unwrap()
-        .filename(path);
-    let pool = SqlitePoolOptions::new()
-        .max_connections(1)
-        .connect_with(opts)
-        .await
-        .unwrap();
+    let pool = raw_pool(path).await;
     sqlx::query(
         "WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < ?)
          INSERT INTO messages (session_id, seq, role, content, created_at)
@@ -68,19 +61,8 @@ async fn seed(path: &Path) {
 /// Checks integrity and that every original row is in exactly one place, every archived row
 /// belongs to a finished compaction, and the live history starts with its one summary.
 async fn assert_consistent(path: &Path) -> usize {
-    let opts = SqliteConnectOptions::from_str("sqlite:")
-        .unwrap()
-        .filename(path);
-    let pool = SqlitePoolOptions::new()
-        .max_connections(1)
-        .connect_with(opts)
-        .await
-        .unwrap();
-    let integrity: String = sqlx::query_scalar("PRAGMA integrity_check")
-        .fetch_one(&pool)
-        .await
-        .unwrap();
-    assert_eq!(integrity, "ok");
+    let pool = raw_pool(path).await;
+    assert_eq!(integrity_check(&pool).await.unwrap(), "ok");
 
     let live: Vec<(i64, String)> = sqlx::query_as("SELECT seq, kind FROM messages ORDER BY seq")
         .fetch_all(&pool)

@@ -12,6 +12,9 @@ mod search_results;
 mod sessions;
 mod status;
 
+#[path = "../common/raw_db.rs"]
+mod raw_db;
+
 use std::sync::Arc;
 
 use lango_core::store::{NewMessage, Store};

@@ -1,21 +1,9 @@
 use std::path::Path;
-use std::str::FromStr;
 
 use lango_core::store::{NewMessage, SearchHitKind, Store, StoreError, MIGRATOR};
-use sqlx::sqlite::{SqliteConnectOptions, SqlitePoolOptions};
 use sqlx::SqlitePool;
 
-async fn raw_pool(path: &Path) -> SqlitePool {
-    let opts = SqliteConnectOptions::from_str("sqlite:")
-        .unwrap()
-        .filename(path)
-        .create_if_missing(true);
-    SqlitePoolOptions::new()
-        .max_connections(1)
-        .connect_with(opts)
-        .await
-        .unwrap()
-}
+use crate::raw_db::raw_pool;
 
 /// Writes session 1 (`key`, `title`) with `messages` (seq, role, text) through raw SQL, as an
 /// older Lango would have left them (the store's API would run today's code).

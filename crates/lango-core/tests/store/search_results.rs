@@ -1,12 +1,11 @@
 //! The user's search at scale: ranking over a bounded candidate set, pages and counts,
 //! plain snippets with dates, and indexing in batches and in the background.
 
-use std::str::FromStr;
 use std::time::Duration;
 
 use lango_core::store::{NewMessage, SearchHitKind, Store};
-use sqlx::sqlite::{SqliteConnectOptions, SqlitePoolOptions};
 
+use crate::raw_db::raw_pool;
 use crate::temp_store;
 
 /// Queues `rows` messages mentioning `word` in session `key` in one SQL statement, as
@@ -19,14 +18,7 @@ async fn queue_rows(store: &Store, key: &str, rows: i64, word: &str) {
 /// A second connection to the store's file: writes there bypass the store (no wake-up, no
 /// append path), as another process's would.
 async fn side_door(store: &Store) -> sqlx::SqlitePool {
-    let opts = SqliteConnectOptions::from_str("sqlite:")
-        .unwrap()
-        .filename(store.path());
-    SqlitePoolOptions::new()
-        .max_connections(1)
-        .connect_with(opts)
-        .await
-        .unwrap()
+    raw_pool(store.path()).await
 }
 
 /// The rows of [`queue_rows`] into an existing session, without the store knowing.

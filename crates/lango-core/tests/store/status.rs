@@ -1,11 +1,9 @@
 //! The `truncated` message status (a reply cut at the output limit) and migration 0007, which
 //! rebuilt `messages` to allow it.
 
-use std::str::FromStr;
-
 use lango_core::store::{MessageStatus, NewMessage, SearchHitKind, Store, MIGRATOR};
-use sqlx::sqlite::{SqliteConnectOptions, SqlitePoolOptions};
 
+use crate::raw_db::raw_pool;
 use crate::temp_store;
 
 #[tokio::test]
@@ -27,15 +25,7 @@ async fn upgrading_to_the_truncated_status_keeps_rows_search_and_never_reuses_an
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("lango.db");
     {
-        let opts = SqliteConnectOptions::from_str("sqlite:")
-            .unwrap()
-            .filename(&path)
-            .create_if_missing(true);
-        let pool = SqlitePoolOptions::new()
-            .max_connections(1)
-            .connect_with(opts)
-            .await
-            .unwrap();
+        let pool = raw_pool(&path).await;
         MIGRATOR.run_to(6, &pool).await.unwrap();
         sqlx::query("INSERT INTO sessions (key, title, next_seq, created_at, updated_at) VALUES ('s', 'S', 1, 1, 1)")
             .execute(&pool)
