@@ -276,3 +276,15 @@ pub struct LlmResponse {
     /// The provider stopped at the output limit: the content is cut short.
     pub truncated: bool,
 }
+
+impl LlmResponse {
+    /// A whole reply of plain model text that ends the turn (no usage reported): what a
+    /// scripted or stand-in model answers.
+    pub fn complete_text(text: impl Into<String>) -> Self {
+        Self {
+            content: Some(Content::model_text(text)),
+            turn_complete: true,
+            ..Self::default()
+        }
+    }
+}

@@ -4,7 +4,7 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use lango_core::agent::{Content, Llm, LlmRequest, LlmResponse, LlmStream, RequestContext};
+use lango_core::agent::{Llm, LlmRequest, LlmResponse, LlmStream, RequestContext};
 use lango_core::import::memory::{build, estimate};
 use lango_core::memory::cycle::MemoryCycle;
 use lango_core::memory::observer::Observer;
@@ -27,13 +27,7 @@ impl Llm for Notes {
     fn generate_content(&self, _: &RequestContext, _: LlmRequest, _: bool) -> LlmStream {
         let n = self.calls.fetch_add(1, Ordering::SeqCst) + 1;
         Box::pin(futures_util::stream::once(async move {
-            Ok(LlmResponse {
-                content: Some(Content::model_text(format!("note {n}"))),
-                partial: false,
-                turn_complete: true,
-                usage: None,
-                truncated: false,
-            })
+            Ok(LlmResponse::complete_text(format!("note {n}")))
         }))
     }
 }

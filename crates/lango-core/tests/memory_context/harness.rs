@@ -54,11 +54,9 @@ impl Llm for Recorder {
             .lock()
             .unwrap()
             .push((ctx.session_key.clone(), request));
-        Box::pin(futures_util::stream::iter(vec![Ok(LlmResponse {
-            content: Some(Content::model_text("ok")),
-            turn_complete: true,
-            ..LlmResponse::default()
-        })]))
+        Box::pin(futures_util::stream::iter(vec![Ok(
+            LlmResponse::complete_text("ok"),
+        )]))
     }
 }
 

@@ -149,13 +149,7 @@ impl Llm for ScriptedLlm {
                 hook().await;
             }
             match reply {
-                Reply::Text(text) => Ok(LlmResponse {
-                    content: Some(Content::model_text(text)),
-                    partial: false,
-                    turn_complete: true,
-                    usage: None,
-                    truncated: false,
-                }),
+                Reply::Text(text) => Ok(LlmResponse::complete_text(text)),
                 Reply::Fail(message) => Err(AgentError::Other(message)),
             }
         }))

@@ -7,9 +7,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use lango_core::agent::{
-    AgentError, Content, Llm, LlmRequest, LlmResponse, LlmStream, RequestContext,
-};
+use lango_core::agent::{AgentError, Llm, LlmRequest, LlmResponse, LlmStream, RequestContext};
 use lango_core::memory::cycle::MemoryCycle;
 use lango_core::memory::observer::Observer;
 use lango_core::memory::reflector::Reflector;
@@ -78,13 +76,7 @@ impl Llm for FakeLlm {
             .unwrap_or_else(|| Reply::Text(format!("note {n}")));
         Box::pin(futures_util::stream::once(async move {
             match reply {
-                Reply::Text(text) => Ok(LlmResponse {
-                    content: Some(Content::model_text(text)),
-                    partial: false,
-                    turn_complete: true,
-                    usage: None,
-                    truncated: false,
-                }),
+                Reply::Text(text) => Ok(LlmResponse::complete_text(text)),
                 Reply::Fail => Err(AgentError::Other("scripted model failure".into())),
             }
         }))

@@ -154,11 +154,9 @@ impl Llm for Recorder {
 
     fn generate_content(&self, _: &RequestContext, request: LlmRequest, _: bool) -> LlmStream {
         self.calls.lock().unwrap().push(request);
-        Box::pin(futures_util::stream::iter(vec![Ok(LlmResponse {
-            content: Some(Content::model_text("ok")),
-            turn_complete: true,
-            ..LlmResponse::default()
-        })]))
+        Box::pin(futures_util::stream::iter(vec![Ok(
+            LlmResponse::complete_text("ok"),
+        )]))
     }
 }
 

@@ -93,7 +93,7 @@ impl Llm for ModelRouter {
 mod tests {
     use super::*;
     use crate::agent::context::TurnSettings;
-    use crate::agent::types::{Content, LlmResponse};
+    use crate::agent::types::LlmResponse;
     use futures_util::StreamExt;
     use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -108,11 +108,7 @@ mod tests {
         fn generate_content(&self, _: &RequestContext, _: LlmRequest, _: bool) -> LlmStream {
             let text = self.0.clone();
             Box::pin(futures_util::stream::once(async move {
-                Ok(LlmResponse {
-                    content: Some(Content::model_text(text)),
-                    turn_complete: true,
-                    ..LlmResponse::default()
-                })
+                Ok(LlmResponse::complete_text(text))
             }))
         }
     }
