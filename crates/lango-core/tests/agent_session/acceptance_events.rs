@@ -105,12 +105,7 @@ async fn acceptance_31_author_mapping() {
         ],
     )
     .await;
-    let all = service(&store, "lango-agent", 0)
-        .get("a")
-        .await
-        .unwrap()
-        .events()
-        .all();
+    let all = loaded_events(&store, "lango-agent", 0, "a").await;
     assert_eq!(all.len(), 4);
     assert_eq!(event_authors(&all), ["user", "lango-agent", "tool", "tool"]);
     seed(
@@ -124,12 +119,7 @@ async fn acceptance_31_author_mapping() {
         ],
     )
     .await;
-    let all = service(&store, "orchestrator", 0)
-        .get("b")
-        .await
-        .unwrap()
-        .events()
-        .all();
+    let all = loaded_events(&store, "orchestrator", 0, "b").await;
     assert_eq!(
         event_authors(&all),
         ["user", "orchestrator", "user", "orchestrator"]
@@ -150,12 +140,7 @@ async fn acceptance_32_assistant_call_event() {
         )],
     )
     .await;
-    let all = service(&store, "", 0)
-        .get("s")
-        .await
-        .unwrap()
-        .events()
-        .all();
+    let all = loaded_events(&store, "", 0, "s").await;
     assert_eq!(all.len(), 1);
     assert_eq!(parts(&all[0]).len(), 1);
     let fc = parts(&all[0])[0]
@@ -189,12 +174,7 @@ async fn acceptance_33_function_response_event() {
         ],
     )
     .await;
-    let all = service(&store, "", 0)
-        .get("s")
-        .await
-        .unwrap()
-        .events()
-        .all();
+    let all = loaded_events(&store, "", 0, "s").await;
     assert_eq!(all.len(), 3);
     assert_eq!(event_roles(&all)[2], "function");
     assert_eq!(
@@ -269,12 +249,7 @@ async fn acceptance_35_user_role_row_with_output() {
         ],
     )
     .await;
-    let all = service(&store, "", 0)
-        .get("s")
-        .await
-        .unwrap()
-        .events()
-        .all();
+    let all = loaded_events(&store, "", 0, "s").await;
     assert_eq!(event_roles(&all), ["assistant", "function"]);
     assert_eq!(all[1].author, "tool");
     assert_eq!(

@@ -35,12 +35,7 @@ async fn acceptance_38_budget_truncation() {
 
     let (_d2, store) = temp_store_with_cost(14).await;
     seed(&store, "s", alternating(10)).await;
-    let all = service(&store, "", 30)
-        .get("s")
-        .await
-        .unwrap()
-        .events()
-        .all();
+    let all = loaded_events(&store, "", 30, "s").await;
     assert_eq!(first_texts(&all), ["m8", "m9"]);
 
     let (_d3, store) = temp_store_with_cost(10_000).await;

@@ -15,7 +15,7 @@ mod wire;
 use std::sync::Arc;
 
 use lango_core::agent::session::{SessionAdapter, SessionServiceAdapter};
-use lango_core::agent::{Content, Event, EventActions, Part, Session};
+use lango_core::agent::{Content, Event, EventActions, Part, Session, SessionService};
 use lango_core::store::{NewMessage, Store, StoredMessage, ToolCall};
 use lango_core::tokens::FixedCostCounter;
 use serde_json::{Map, Value};
@@ -144,6 +144,16 @@ pub fn adapter(session: &dyn Session) -> &SessionAdapter {
 /// A service with root agent `root` and `budget` (0 = default).
 pub fn service(store: &Store, root: &str, budget: i64) -> SessionServiceAdapter {
     SessionServiceAdapter::new(store.clone(), root).with_token_budget(budget)
+}
+
+/// Every event of session `key` as a service with root agent `root` and `budget` loads them.
+pub async fn loaded_events(store: &Store, root: &str, budget: i64, key: &str) -> Vec<Event> {
+    service(store, root, budget)
+        .get(key)
+        .await
+        .unwrap()
+        .events()
+        .all()
 }
 
 /// The content role of each event.

@@ -1,8 +1,6 @@
 //! Issue 14 item 7: no provider request ever carries a tool result without its call or a
 //! call without its result, whatever the stored history (compacted, legacy).
 
-use lango_core::agent::SessionService;
-
 use super::wire::assert_no_orphans;
 use super::*;
 
@@ -44,12 +42,7 @@ async fn compaction_up_to_a_call_keeps_the_call_with_its_result() {
             "assistant"
         ]
     );
-    let events = service(&store, "", 0)
-        .get("s")
-        .await
-        .unwrap()
-        .events()
-        .all();
+    let events = loaded_events(&store, "", 0, "s").await;
     assert_no_orphans(&events);
 }
 
@@ -62,12 +55,7 @@ async fn a_stored_result_without_its_call_is_sent_as_a_user_line_by_every_provid
     let mut rows = turn_with_call();
     rows.drain(..2); // the user's message and the call are gone
     seed(&store, "s", rows).await;
-    let events = service(&store, "", 0)
-        .get("s")
-        .await
-        .unwrap()
-        .events()
-        .all();
+    let events = loaded_events(&store, "", 0, "s").await;
     let b = assert_no_orphans(&events);
     let line = "[tool result for ls: {\"files\":3}]";
     assert_eq!(b.openai["messages"][0]["content"], line);
@@ -83,11 +71,6 @@ async fn a_stored_call_without_its_result_gets_a_synthetic_one_from_every_provid
     let mut rows = turn_with_call();
     rows.remove(2);
     seed(&store, "s", rows).await;
-    let events = service(&store, "", 0)
-        .get("s")
-        .await
-        .unwrap()
-        .events()
-        .all();
+    let events = loaded_events(&store, "", 0, "s").await;
     assert_no_orphans(&events);
 }
