@@ -313,6 +313,13 @@ pub async fn run_all_with(
     (events, error)
 }
 
+/// What the tool answered, as the event carrying its response holds it (its first part).
+pub fn tool_response(event: &Event) -> Value {
+    let part = &event.content.as_ref().expect("content").parts[0];
+    let response = part.function_response.clone().expect("a function response");
+    Value::Object(response.response)
+}
+
 pub fn last_user_text(request: &LlmRequest) -> String {
     request
         .contents

@@ -146,12 +146,8 @@ async fn tool_error_goes_back_to_the_model_and_the_run_continues() {
     let runner = f.runner(Agent::new("lango-agent", model.clone()).with_tool(flaky));
     let (events, error) = run_all(&runner, "try", false).await;
     assert!(error.is_none(), "{error:?}");
-    let fr = events[1].content.as_ref().unwrap().parts[0]
-        .function_response
-        .clone()
-        .unwrap();
     assert_eq!(
-        Value::Object(fr.response),
+        tool_response(&events[1]),
         json!({"error": "permission denied"})
     );
     assert_eq!(model.calls(), 2);
@@ -168,12 +164,8 @@ async fn unknown_tool_goes_back_to_the_model_as_an_error() {
     let runner = f.runner(Agent::new("lango-agent", model));
     let (events, error) = run_all(&runner, "try", false).await;
     assert!(error.is_none(), "{error:?}");
-    let fr = events[1].content.as_ref().unwrap().parts[0]
-        .function_response
-        .clone()
-        .unwrap();
     assert_eq!(
-        Value::Object(fr.response),
+        tool_response(&events[1]),
         json!({"error": "tool \"nonexistent\" not found"})
     );
 }
@@ -194,12 +186,8 @@ async fn acceptance_18_tool_timeout_in_a_run() {
         .with_tool_timeout(Duration::from_millis(50));
     let (events, error) = run_all(&runner, "go", false).await;
     assert!(error.is_none(), "{error:?}");
-    let fr = events[1].content.as_ref().unwrap().parts[0]
-        .function_response
-        .clone()
-        .unwrap();
     assert_eq!(
-        Value::Object(fr.response),
+        tool_response(&events[1]),
         json!({"error": "tool \"slow\" timed out after 50ms"})
     );
     assert_eq!(
