@@ -88,6 +88,7 @@ pub fn run() {
         .on_page_load(reveal::on_page_load)
         .invoke_handler(tauri::generate_handler![
             commands::status::app_status,
+            commands::status::storage_usage,
             commands::sessions::list_sessions,
             commands::sessions::create_session,
             commands::sessions::rename_session,

@@ -126,6 +126,13 @@ describe('Lango desktop window', () => {
     assert.equal(await selected('chat'), 'true');
   });
 
+  test('settings about says what the database and its backups take on disk', async () => {
+    await session.clickCss('#nav-settings');
+    await session.waitForElement('#view-settings');
+    assert.match(await session.waitForText('#storage-database'), /^\d+\.\d (KB|MB) · \d+ conversations?$/);
+    assert.match(await session.waitForText('#storage-backups'), /^(None yet|\d+\.\d (KB|MB|GB) in \d+ cop(y|ies))$/);
+  });
+
   test('settings view shows the LANGO_HOME data dir', async () => {
     await session.clickCss('#nav-settings');
     await session.waitForElement('#view-settings');

@@ -167,6 +167,18 @@ pub struct ExportResult {
     pub bytes: usize,
 }
 
+/// What the user's data takes on disk (Settings → About).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StorageUsage {
+    /// The database file with its write-ahead log.
+    pub database_bytes: u64,
+    pub conversations: u64,
+    /// Backup files in the backups folder (daily, before upgrades, any a user put there).
+    pub backups: u32,
+    pub backups_bytes: u64,
+}
+
 /// The memory browser's data for one session.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]

@@ -21,6 +21,7 @@ mod plain;
 pub mod recovery;
 mod sessions;
 mod settings;
+mod storage;
 pub mod stream;
 mod tools;
 mod updates;

@@ -186,6 +186,15 @@ impl Store {
         Ok((sessions, next))
     }
 
+    /// How many conversations there are.
+    pub async fn count_sessions(&self) -> StoreResult<u64> {
+        let count: i64 = sqlx::query_scalar("SELECT count(*) FROM sessions")
+            .fetch_one(self.reader())
+            .await
+            .map_err(|e| self.err(e))?;
+        Ok(u64::try_from(count).unwrap_or(0))
+    }
+
     /// Pinned sessions first, then by most recent activity; `offset`/`limit` page the list.
     pub async fn list_sessions(&self, limit: u32, offset: u32) -> StoreResult<Vec<Session>> {
         let rows: Vec<SessionRow> = sqlx::query_as(sqlx::AssertSqlSafe(format!(

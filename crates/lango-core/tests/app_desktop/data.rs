@@ -190,3 +190,37 @@ async fn about_checks_the_saved_release_feed_only_once_one_is_set() {
     assert_eq!(feed.requests().len(), 1);
     app.shutdown().await;
 }
+
+#[tokio::test]
+async fn about_shows_what_the_database_and_its_backups_take_on_disk() {
+    let home = tempfile::tempdir().unwrap();
+    // No daily copy: it is taken in the background at open and would race the counts.
+    let mut settings = settings_with_provider("http://127.0.0.1:9/v1");
+    settings["backups"] = json!({"daily": false});
+    std::fs::write(home.path().join("settings.json"), settings.to_string()).unwrap();
+    let app = open_app(home.path()).await;
+    let empty = app.storage_usage().await.unwrap();
+    assert_eq!(
+        (empty.conversations, empty.backups, empty.backups_bytes),
+        (0, 0, 0)
+    );
+    assert!(empty.database_bytes > 0, "the schema alone takes pages");
+
+    for _ in 0..3 {
+        app.create_session().await.unwrap();
+    }
+    let backups = home.path().join("backups");
+    std::fs::create_dir_all(&backups).unwrap();
+    std::fs::write(backups.join("lango-2026-11-28-daily.db"), vec![0u8; 4096]).unwrap();
+    std::fs::write(backups.join("my-copy.db"), vec![0u8; 1000]).unwrap();
+    std::fs::write(backups.join("notes.txt"), "not a backup").unwrap();
+
+    let usage = app.storage_usage().await.unwrap();
+    assert_eq!(usage.conversations, 3);
+    assert_eq!((usage.backups, usage.backups_bytes), (2, 5096));
+    let on_disk: u64 = ["lango.db", "lango.db-wal"]
+        .iter()
+        .map(|f| std::fs::metadata(home.path().join(f)).map_or(0, |m| m.len()))
+        .sum();
+    assert_eq!(usage.database_bytes, on_disk);
+}

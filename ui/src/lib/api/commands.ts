@@ -38,6 +38,7 @@ import type {
   SessionSummary,
   SettingsDocument,
   SettingsView,
+  StorageUsage,
   StoredMessage,
   ToolPolicy,
   TurnOutcome,
@@ -60,6 +61,7 @@ function channel<T = ChatEvent>(onEvent: (event: T) => void): Channel<T> {
 }
 
 export const appStatus = () => call<AppStatus>('app_status');
+export const storageUsage = () => call<StorageUsage>('storage_usage');
 
 // Recovery (only while the database cannot be opened)
 export const recoveryDiagnose = () => call<Diagnosis>('recovery_diagnose');

@@ -253,6 +253,16 @@ export interface TurnOutcome {
 
 export type ExportFormat = 'markdown' | 'json';
 
+/** What the user's data takes on disk (Settings → About). */
+export interface StorageUsage {
+  /** The database file with its write-ahead log. */
+  databaseBytes: number;
+  conversations: number;
+  /** Backup files in the backups folder. */
+  backups: number;
+  backupsBytes: number;
+}
+
 export interface ExportResult {
   path: string;
   bytes: number;

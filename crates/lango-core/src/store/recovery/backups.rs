@@ -57,6 +57,15 @@ pub(crate) fn backup_files(dir: &Path) -> Vec<(PathBuf, Option<DateTime<Utc>>)> 
         .collect()
 }
 
+/// How many backup files `dir` holds and their bytes in all, without checking them (cheap:
+/// for showing what the backups take on disk).
+pub fn backups_footprint(dir: &Path) -> (u32, u64) {
+    db_files(dir).iter().fold((0, 0), |(count, bytes), path| {
+        let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+        (count + 1, bytes + size)
+    })
+}
+
 fn db_files(dir: &Path) -> Vec<PathBuf> {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return Vec::new();

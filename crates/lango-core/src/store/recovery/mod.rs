@@ -17,7 +17,7 @@ mod salvage;
 mod swap;
 
 pub(crate) use backups::backup_files;
-pub use backups::{list_backups, Backup, BackupKind};
+pub use backups::{backups_footprint, list_backups, Backup, BackupKind};
 pub use daily::{daily_backup, spawn_daily_backup, BackgroundBackup, DailyOutcome};
 pub use diagnosis::{diagnose, resolve_backup, Diagnosis};
 pub use error::RecoveryError;

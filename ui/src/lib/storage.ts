@@ -1,0 +1,16 @@
+// What Settings → About says of the user's data on disk (from `storage_usage`).
+import type { StorageUsage } from './api/types';
+import { formatSize } from './recovery';
+
+const count = (n: number, one: string, many: string) => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
+
+/** "411.8 MB · 1,000 conversations". */
+export function databaseText(usage: StorageUsage): string {
+  return `${formatSize(usage.databaseBytes)} · ${count(usage.conversations, 'conversation', 'conversations')}`;
+}
+
+/** "2.8 GB in 7 copies", or that there is none yet. */
+export function backupsText(usage: StorageUsage): string {
+  if (usage.backups === 0) return 'None yet';
+  return `${formatSize(usage.backupsBytes)} in ${count(usage.backups, 'copy', 'copies')}`;
+}
