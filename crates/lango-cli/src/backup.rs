@@ -6,9 +6,8 @@
 
 use std::path::Path;
 
-/// The largest database whose backup is expected to finish within the wait: SQLite's quick
-/// check plus `VACUUM INTO` go at roughly 50–100 MB/s on a small laptop.
-const LARGEST_IN_THE_WAIT: u64 = 64 * 1024 * 1024;
+/// The largest database whose backup is expected to finish within the wait.
+const LARGEST_IN_THE_WAIT: u64 = lango_core::store::recovery::QUICK_BACKUP_BYTES;
 
 /// True when the database is small enough (or not there yet) for a command to back it up.
 pub fn fits_in_the_wait(db: &Path) -> bool {

@@ -44,7 +44,11 @@ fn main() -> ExitCode {
                 .unwrap_or_default();
             if backup::fits_in_the_wait(&ctx.paths.database_file()) {
                 daily_backup =
-                    lango_core::store::recovery::spawn_daily_backup(&ctx.paths, &backups);
+                    lango_core::store::recovery::spawn_daily_backup(
+                        &ctx.paths,
+                        &backups,
+                        std::time::Duration::ZERO,
+                    );
             } else if backups.daily {
                 tracing::info!(
                     "today's backup of this large database is left to the desktop app or `lango doctor backup`"

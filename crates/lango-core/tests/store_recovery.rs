@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use chrono::NaiveDate;
 use lango_core::paths::AppPaths;
 use lango_core::store::recovery::{
-    check_file, daily_backup, diagnose, list_backups, restore, salvage, BackupKind, DailyOutcome,
-    Depth, Health, RecoveryError,
+    backup_delay, check_file, daily_backup, diagnose, list_backups, restore, salvage,
+    spawn_daily_backup, BackupKind, DailyOutcome, Depth, Health, RecoveryError, QUICK_BACKUP_BYTES,
 };
 use lango_core::store::{NewMessage, Store};
 
@@ -340,4 +340,47 @@ async fn salvage_keeps_the_attached_files() {
     let back = store.attachment(&notes.hash).await.expect("reads");
     assert_eq!(back.map(|b| b.attachment), Some(notes));
     store.close().await;
+}
+
+#[test]
+fn a_large_databases_daily_backup_waits_until_the_window_is_up() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let db = dir.path().join("lango.db");
+    assert_eq!(
+        backup_delay(&db),
+        std::time::Duration::ZERO,
+        "no database yet"
+    );
+    std::fs::write(&db, vec![0u8; PAGE]).expect("write");
+    assert_eq!(
+        backup_delay(&db),
+        std::time::Duration::ZERO,
+        "small: at once"
+    );
+    // A sparse file: the size is what counts.
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .open(&db)
+        .expect("open");
+    file.set_len(QUICK_BACKUP_BYTES + 1).expect("grow");
+    assert!(
+        backup_delay(&db) >= std::time::Duration::from_secs(5),
+        "a large database's check and copy must not compete with the window's start"
+    );
+}
+
+#[tokio::test]
+async fn a_delayed_daily_backup_is_taken_after_its_delay() {
+    let (_dir, paths) = home_with(2).await;
+    let settings = lango_core::config::BackupSettings::default();
+    let running = spawn_daily_backup(&paths, &settings, std::time::Duration::from_millis(1500))
+        .expect("started");
+    let taken = || {
+        files_in(&paths.backups_dir())
+            .iter()
+            .any(|n| n.ends_with("-daily.db"))
+    };
+    assert!(!taken(), "nothing is copied before the delay");
+    assert!(running.wait(std::time::Duration::from_secs(30)), "finished");
+    assert!(taken(), "today's copy is there after it");
 }

@@ -117,8 +117,10 @@ impl App {
             }
         };
         // After the store opened: a database that cannot be opened is not copied.
-        // The app runs long enough for it: nothing waits for it.
-        let _ = crate::store::recovery::spawn_daily_backup(&paths, &settings.backups);
+        // The app runs long enough for it: nothing waits for it, and a large database's
+        // copy starts once the window is up rather than competing with its start.
+        let delay = crate::store::recovery::backup_delay(&paths.database_file());
+        let _ = crate::store::recovery::spawn_daily_backup(&paths, &settings.backups, delay);
         let mcp = McpHub::new(ServerOptions {
             secrets: Some(SecretStore::probing_when_needed(
                 settings.secrets.allow_file_store,

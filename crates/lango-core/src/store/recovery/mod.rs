@@ -18,7 +18,10 @@ mod swap;
 
 pub(crate) use backups::backup_files;
 pub use backups::{backups_footprint, list_backups, Backup, BackupKind};
-pub use daily::{daily_backup, spawn_daily_backup, BackgroundBackup, DailyOutcome};
+pub use daily::{
+    backup_delay, daily_backup, spawn_daily_backup, BackgroundBackup, DailyOutcome,
+    QUICK_BACKUP_BYTES,
+};
 pub use diagnosis::{diagnose, resolve_backup, Diagnosis};
 pub use error::RecoveryError;
 pub use health::{check_file, Depth, Health};
