@@ -2,9 +2,9 @@
 //! `{ "code": "<stable_snake_case>", "message": "<sentence for the user>" }`.
 //!
 //! Owns the mapping from the engine's typed errors to those codes. Messages come from the
-//! engine's own `Display` impls, or for network, provider and keychain failures a plain
-//! sentence (`plain`) with that text kept as `detail`; neither ever contains an API key
-//! (provider errors are redacted at the HTTP layer).
+//! engine's own `Display` impls, or for network, provider, keychain and database-damage
+//! failures a plain sentence (`plain`) with that text kept as `detail`; neither ever
+//! contains an API key (provider errors are redacted at the HTTP layer).
 
 use serde::Serialize;
 
@@ -55,7 +55,10 @@ impl From<StoreError> for AppError {
             StoreError::TooNew { .. } => "database_too_new",
             _ => "store",
         };
-        Self::new(code, e.to_string())
+        match plain::store(&e) {
+            Some(headline) => Self::new(code, headline).with_detail(e.to_string()),
+            None => Self::new(code, e.to_string()),
+        }
     }
 }
 

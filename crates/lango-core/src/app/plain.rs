@@ -1,5 +1,5 @@
 //! Plain-words headlines for the errors a desktop user meets most: a provider that cannot be
-//! reached or refuses the key, and a missing or failing OS keychain.
+//! reached or refuses the key, a missing or failing OS keychain, and a damaged database.
 //!
 //! Owns only the sentence per typed error kind. The engine's own text ("tcp connect error …
 //! os error 111", "DBus error …") is kept by the caller as the folded technical detail;
@@ -7,6 +7,7 @@
 
 use crate::provider::{NetworkFailure, ProviderError};
 use crate::secrets::SecretsError;
+use crate::store::StoreError;
 
 /// The headline for a provider error, or `None` when its own message already is one.
 pub(super) fn provider(e: &ProviderError) -> Option<String> {
@@ -63,6 +64,21 @@ pub(super) fn provider(e: &ProviderError) -> Option<String> {
     Some(text.to_owned())
 }
 
+/// The headline for a store error whose own text is SQLite's (a damaged page, an internal
+/// failure), or `None` when its message already is a sentence for the user (disk full, a
+/// read-only folder, not found…).
+pub(super) fn store(e: &StoreError) -> Option<&'static str> {
+    match e {
+        StoreError::Corrupt { .. } => Some(
+            "Lango's database file is damaged, so this could not be done. Nothing was changed: `lango doctor` checks the file, restores a backup or salvages what can still be read.",
+        ),
+        StoreError::Database(_) => Some(
+            "Lango's database did not complete this. What was stored before is intact.",
+        ),
+        _ => None,
+    }
+}
+
 /// `(code, headline, detail)` for a secrets error. A missing keychain is said once by the
 /// settings screen's notice, so its error is short and points there.
 pub(super) fn secrets(e: &SecretsError) -> (&'static str, String, Option<String>) {
@@ -97,6 +113,38 @@ mod tests {
         AppError::from(ProviderError::Network {
             message: message.into(),
         })
+    }
+
+    #[test]
+    fn a_damaged_database_is_said_plainly_with_sqlites_text_as_detail() {
+        let e = AppError::from(StoreError::Corrupt {
+            path: "/home/me/.local/share/lango/lango.db".into(),
+            backup: None,
+            detail: "fts5: corruption found reading blob 549755813889 from table \"message_fts\""
+                .into(),
+        });
+        assert_eq!(e.code, "database_corrupt");
+        assert!(
+            e.message.starts_with("Lango's database file is damaged"),
+            "{}",
+            e.message
+        );
+        assert!(!e.message.contains("fts5"), "{}", e.message);
+        assert!(e.message.contains("lango doctor"));
+        let detail = e.detail.unwrap_or_default();
+        assert!(detail.contains("fts5: corruption found") && detail.contains("lango.db"));
+    }
+
+    #[test]
+    fn a_full_disk_keeps_its_own_sentence() {
+        let e = AppError::from(StoreError::Full {
+            path: "/data/lango.db".into(),
+            detail: "database or disk is full".into(),
+        });
+        assert!(e
+            .message
+            .starts_with("the disk holding /data/lango.db is full"));
+        assert_eq!(e.detail, None);
     }
 
     #[test]

@@ -7,7 +7,7 @@
 
 import { search } from '../../lib/api/commands';
 import type { SearchHit } from '../../lib/api/types';
-import { toAppError } from '../../lib/errors';
+import { toAppError, type AppError } from '../../lib/errors';
 import { LatestOnly } from '../../lib/latestOnly';
 import { appendPage } from '../../lib/searchResults';
 
@@ -23,7 +23,8 @@ export class GlobalSearch {
   unindexed = $state(0);
   searching = $state(false);
   loadingMore = $state(false);
-  error: string | null = $state(null);
+  /** Why the last search failed: a plain headline, the technical text as its detail. */
+  error: AppError | null = $state(null);
 
   #lookup = new LatestOnly(DEBOUNCE_MS, () => this.#run(), () => (this.searching = false));
   /** Bumped by every new text: pages and answers of an older text are dropped. */
@@ -73,7 +74,7 @@ export class GlobalSearch {
       if (generation !== this.#generation) return;
       this.hits = [];
       this.more = false;
-      this.error = toAppError(e).message;
+      this.error = toAppError(e);
     }
   }
 
@@ -91,7 +92,7 @@ export class GlobalSearch {
       this.totalIsLowerBound = page.totalIsLowerBound;
       this.unindexed = page.unindexed;
     } catch (e) {
-      if (generation === this.#generation) this.error = toAppError(e).message;
+      if (generation === this.#generation) this.error = toAppError(e);
     } finally {
       if (generation === this.#generation) this.loadingMore = false;
     }

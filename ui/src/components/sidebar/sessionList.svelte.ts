@@ -9,7 +9,7 @@
 
 import { listSessions } from '../../lib/api/commands';
 import type { SessionCursor, SessionSummary } from '../../lib/api/types';
-import { toAppError } from '../../lib/errors';
+import { toAppError, type AppError } from '../../lib/errors';
 
 /** Conversations per page from the backend (the rows render fewer at a time). */
 export const SESSION_PAGE = 500;
@@ -18,7 +18,8 @@ export class SessionList {
   sessions: SessionSummary[] = $state.raw([]);
   /** The first answer (or error) has come. */
   loaded = $state(false);
-  error: string | null = $state(null);
+  /** Why the last load failed: a plain headline, the technical text as its detail. */
+  error: AppError | null = $state(null);
   /** Where the next page starts; null once every conversation is loaded. */
   next: SessionCursor | null = $state.raw(null);
   loadingMore = $state(false);
@@ -37,7 +38,7 @@ export class SessionList {
       this.error = null;
     } catch (e) {
       if (generation !== this.#generation) return;
-      this.error = toAppError(e).message;
+      this.error = toAppError(e);
     } finally {
       if (generation === this.#generation) this.loaded = true;
     }
