@@ -95,3 +95,73 @@ async fn an_unknown_backup_name_is_not_found_and_salvage_of_a_foreign_file_reads
         .expect_err("unreadable");
     assert_eq!(nothing.code, "nothing_readable");
 }
+
+/// Overwrites the page holding `needle` with garbage.
+fn garble_page_holding(db: &Path, needle: &str) {
+    const PAGE: usize = 4096;
+    let mut bytes = std::fs::read(db).expect("read");
+    let at = bytes
+        .windows(needle.len())
+        .position(|w| w == needle.as_bytes())
+        .expect("the text is in the file");
+    let page = at / PAGE;
+    for b in &mut bytes[page * PAGE..(page + 1) * PAGE] {
+        *b = 0x5A;
+    }
+    std::fs::write(db, &bytes).expect("write");
+}
+
+#[tokio::test]
+async fn a_database_that_opens_but_fails_its_check_says_why_todays_backup_was_not_taken() {
+    let home = tempfile::tempdir().expect("temp dir");
+    let paths = AppPaths::under(home.path());
+    let app = App::open(paths.clone()).await.expect("opens");
+    daily_backup_of(home.path())
+        .await
+        .expect("the first day's backup");
+    let store = app.store().clone();
+    store.create_session("kept", "").await.expect("session");
+    for i in 0..200 {
+        let text = format!("note {i:03} about the garden {}", "z".repeat(300));
+        store
+            .append_message("kept", lango_core::store::NewMessage::new("user", text))
+            .await
+            .expect("append");
+    }
+    app.shutdown().await;
+    drop(app);
+    // A later day: yesterday's copy is there, today's is not.
+    let backups = home.path().join("backups");
+    let taken = daily_backup_of(home.path()).await.expect("a backup");
+    std::fs::rename(
+        backups.join(&taken),
+        backups.join("lango-2000-01-01-daily.db"),
+    )
+    .expect("an older day's copy");
+    garble_page_holding(&paths.database_file(), "note 100 about the garden");
+
+    let app = App::open(paths.clone())
+        .await
+        .expect("a damaged message page does not stop the app opening");
+    let mut problem = None;
+    for _ in 0..200 {
+        problem = app.storage_usage().await.expect("usage").backup_problem;
+        if problem.is_some() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let problem = problem.expect("today's backup reports why it was not taken");
+    assert_eq!(problem.code, "backup_skipped_damaged");
+    assert!(
+        problem.message.contains("lango doctor"),
+        "{}",
+        problem.message
+    );
+    assert!(problem.detail.is_some_and(|d| !d.is_empty()));
+    let usage = app.storage_usage().await.expect("usage");
+    assert_eq!(usage.backups, 1, "no damaged copy, and the older one kept");
+    let newest = usage.newest_backup_at.expect("the older copy's time");
+    assert!(newest <= chrono::Utc::now().timestamp_millis());
+    app.shutdown().await;
+}

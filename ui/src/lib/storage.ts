@@ -1,6 +1,7 @@
 // What Settings → About says of the user's data on disk (from `storage_usage`).
 import type { StorageUsage } from './api/types';
 import { formatSize } from './recovery';
+import { relativeTime } from './sessions';
 
 const count = (n: number, one: string, many: string) => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
 
@@ -9,8 +10,11 @@ export function databaseText(usage: StorageUsage): string {
   return `${formatSize(usage.databaseBytes)} · ${count(usage.conversations, 'conversation', 'conversations')}`;
 }
 
-/** "2.8 GB in 7 copies", or that there is none yet. */
-export function backupsText(usage: StorageUsage): string {
+/** "2.8 GB in 7 copies · newest yesterday", or that there is none yet. */
+export function backupsText(usage: StorageUsage, now: number): string {
   if (usage.backups === 0) return 'None yet';
-  return `${formatSize(usage.backupsBytes)} in ${count(usage.backups, 'copy', 'copies')}`;
+  const copies = `${formatSize(usage.backupsBytes)} in ${count(usage.backups, 'copy', 'copies')}`;
+  if (usage.newestBackupAt === null) return copies;
+  const when = relativeTime(usage.newestBackupAt, now).replace(/^(Yesterday|Just now)$/, (w) => w.toLowerCase());
+  return `${copies} · newest ${when}`;
 }

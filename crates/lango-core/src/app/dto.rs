@@ -177,6 +177,11 @@ pub struct StorageUsage {
     /// Backup files in the backups folder (daily, before upgrades, any a user put there).
     pub backups: u32,
     pub backups_bytes: u64,
+    /// When the newest was taken (ms since the epoch).
+    pub newest_backup_at: Option<i64>,
+    /// Why today's backup was not taken, once this run tried (a damaged database, a full
+    /// disk…).
+    pub backup_problem: Option<AppError>,
 }
 
 /// The memory browser's data for one session.

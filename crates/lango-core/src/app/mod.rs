@@ -70,6 +70,8 @@ struct Inner {
     exports: Mutex<Vec<std::path::PathBuf>>,
     /// The import and the memory build running now (one of each at a time), to stop them.
     jobs: Mutex<HashMap<&'static str, CancellationToken>>,
+    /// Why today's backup was not taken, once its background run tried.
+    backup_problem: crate::store::recovery::BackupProblemSlot,
 }
 
 /// (session key, call id) → where the user's answer goes.
@@ -120,7 +122,10 @@ impl App {
         // The app runs long enough for it: nothing waits for it, and a large database's
         // copy starts once the window is up rather than competing with its start.
         let delay = crate::store::recovery::backup_delay(&paths.database_file());
-        let _ = crate::store::recovery::spawn_daily_backup(&paths, &settings.backups, delay);
+        let backup_problem =
+            crate::store::recovery::spawn_daily_backup(&paths, &settings.backups, delay)
+                .map(|running| running.problem())
+                .unwrap_or_default();
         let mcp = McpHub::new(ServerOptions {
             secrets: Some(SecretStore::probing_when_needed(
                 settings.secrets.allow_file_store,
@@ -144,6 +149,7 @@ impl App {
                 approvals: Mutex::new(HashMap::new()),
                 exports: Mutex::new(Vec::new()),
                 jobs: Mutex::new(HashMap::new()),
+                backup_problem,
             }),
         };
         app.install(settings, load_error).await;

@@ -261,6 +261,10 @@ export interface StorageUsage {
   /** Backup files in the backups folder. */
   backups: number;
   backupsBytes: number;
+  /** When the newest was taken (ms since the epoch). */
+  newestBackupAt: number | null;
+  /** Why today's backup was not taken, once this run tried (a damaged database, a full disk…). */
+  backupProblem: AppError | null;
 }
 
 export interface ExportResult {

@@ -57,13 +57,28 @@ pub(crate) fn backup_files(dir: &Path) -> Vec<(PathBuf, Option<DateTime<Utc>>)> 
         .collect()
 }
 
-/// How many backup files `dir` holds and their bytes in all, without checking them (cheap:
-/// for showing what the backups take on disk).
-pub fn backups_footprint(dir: &Path) -> (u32, u64) {
-    db_files(dir).iter().fold((0, 0), |(count, bytes), path| {
-        let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
-        (count + 1, bytes + size)
-    })
+/// What the backups folder holds, without checking the files (cheap: for showing what the
+/// backups take on disk).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BackupsFootprint {
+    pub count: u32,
+    pub bytes: u64,
+    /// When the newest was written (its modification time: a daily copy's name carries
+    /// only its day).
+    pub newest: Option<DateTime<Utc>>,
+}
+
+/// The backup files in `dir`: how many, their bytes in all and the newest's time.
+pub fn backups_footprint(dir: &Path) -> BackupsFootprint {
+    db_files(dir)
+        .iter()
+        .fold(BackupsFootprint::default(), |sum, path| BackupsFootprint {
+            count: sum.count + 1,
+            bytes: sum.bytes + std::fs::metadata(path).map(|m| m.len()).unwrap_or(0),
+            newest: sum
+                .newest
+                .max(written_at(path).or_else(|| taken_at(path, &file_name(path)))),
+        })
 }
 
 fn db_files(dir: &Path) -> Vec<PathBuf> {
@@ -84,12 +99,14 @@ fn file_name(path: &Path) -> String {
 }
 
 fn taken_at(path: &Path, name: &str) -> Option<DateTime<Utc>> {
-    parse_name(name).1.or_else(|| {
-        std::fs::metadata(path)
-            .and_then(|m| m.modified())
-            .ok()
-            .map(DateTime::<Utc>::from)
-    })
+    parse_name(name).1.or_else(|| written_at(path))
+}
+
+fn written_at(path: &Path) -> Option<DateTime<Utc>> {
+    std::fs::metadata(path)
+        .and_then(|m| m.modified())
+        .ok()
+        .map(DateTime::<Utc>::from)
 }
 
 fn describe(path: &Path) -> Backup {

@@ -140,13 +140,33 @@ fn is_older_than(path: &Path, age: Duration) -> bool {
         .is_some_and(|d| d > age)
 }
 
+/// Why today's backup was not taken, for the user to see (Settings → About).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BackupProblem {
+    /// The database fails SQLite's check: it was not copied (a damaged copy would push a good
+    /// one out), and the older copies are kept.
+    Damaged(String),
+    /// The copy could not be made (a full disk, a folder Lango cannot write…).
+    Failed(String),
+}
+
+/// Where a background backup leaves its [`BackupProblem`], if it had one.
+pub type BackupProblemSlot = std::sync::Arc<std::sync::Mutex<Option<BackupProblem>>>;
+
 /// A daily backup running in the background.
 #[derive(Debug)]
 pub struct BackgroundBackup {
     finished: std::sync::mpsc::Receiver<()>,
+    problem: BackupProblemSlot,
 }
 
 impl BackgroundBackup {
+    /// Where it leaves why today's copy was not taken (empty while it runs and after it
+    /// succeeded); shared, so a long-lived process can keep it without the handle.
+    pub fn problem(&self) -> BackupProblemSlot {
+        std::sync::Arc::clone(&self.problem)
+    }
+
     /// Waits at most `limit` for it to finish: a short-lived command calls this before it
     /// exits, so the copy is not cut off (a cut-off copy is only a partial file, never a
     /// backup). True when it finished.
@@ -161,7 +181,7 @@ impl BackgroundBackup {
 /// Takes today's backup on a background thread of lower priority when the settings ask for
 /// it, after `delay` ([`backup_delay`] for a process that stays open; none for a command,
 /// which waits for it at exit): start-up and the first message never wait for it. Problems
-/// are logged, never shown as failures.
+/// are logged and left in [`BackgroundBackup::problem`], never raised as failures.
 pub fn spawn_daily_backup(
     paths: &AppPaths,
     settings: &BackupSettings,
@@ -172,6 +192,8 @@ pub fn spawn_daily_backup(
     }
     let (db, dir, keep) = (paths.database_file(), paths.backups_dir(), settings.keep);
     let (done, finished) = std::sync::mpsc::channel();
+    let problem = BackupProblemSlot::default();
+    let report = std::sync::Arc::clone(&problem);
     let spawned = std::thread::Builder::new()
         .name("lango-daily-backup".into())
         .spawn(move || {
@@ -185,20 +207,30 @@ pub fn spawn_daily_backup(
                 return;
             }
             let today = chrono::Local::now().date_naive();
-            match daily_backup(&db, &dir, today, keep) {
+            let found = match daily_backup(&db, &dir, today, keep) {
                 Ok(DailyOutcome::Taken(path)) => {
-                    tracing::info!(backup = %path.display(), "daily backup taken")
+                    tracing::info!(backup = %path.display(), "daily backup taken");
+                    None
                 }
-                Ok(DailyOutcome::Damaged(why)) => tracing::warn!(
-                    database = %db.display(),
-                    "daily backup skipped: the database fails SQLite's check ({why}); run `lango doctor`"
-                ),
-                Ok(_) => {}
-                Err(e) => tracing::warn!("daily backup failed: {e}"),
+                Ok(DailyOutcome::Damaged(why)) => {
+                    tracing::warn!(
+                        database = %db.display(),
+                        "daily backup skipped: the database fails SQLite's check ({why}); run `lango doctor`"
+                    );
+                    Some(BackupProblem::Damaged(why))
+                }
+                Ok(_) => None,
+                Err(e) => {
+                    tracing::warn!("daily backup failed: {e}");
+                    Some(BackupProblem::Failed(e.to_string()))
+                }
+            };
+            if let Ok(mut slot) = report.lock() {
+                *slot = found;
             }
         });
     match spawned {
-        Ok(_) => Some(BackgroundBackup { finished }),
+        Ok(_) => Some(BackgroundBackup { finished, problem }),
         Err(e) => {
             tracing::warn!("daily backup not started: {e}");
             None

@@ -17,10 +17,10 @@ mod salvage;
 mod swap;
 
 pub(crate) use backups::backup_files;
-pub use backups::{backups_footprint, list_backups, Backup, BackupKind};
+pub use backups::{backups_footprint, list_backups, Backup, BackupKind, BackupsFootprint};
 pub use daily::{
-    backup_delay, daily_backup, spawn_daily_backup, BackgroundBackup, DailyOutcome,
-    QUICK_BACKUP_BYTES,
+    backup_delay, daily_backup, spawn_daily_backup, BackgroundBackup, BackupProblem,
+    BackupProblemSlot, DailyOutcome, QUICK_BACKUP_BYTES,
 };
 pub use diagnosis::{diagnose, resolve_backup, Diagnosis};
 pub use error::RecoveryError;
