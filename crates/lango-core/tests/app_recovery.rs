@@ -9,6 +9,9 @@ use lango_core::app::{recovery, App};
 use lango_core::paths::AppPaths;
 use lango_core::store::recovery::Health;
 
+#[path = "common/damage.rs"]
+mod damage;
+
 async fn daily_backup_of(home: &Path) -> Option<String> {
     for _ in 0..100 {
         let found = std::fs::read_dir(home.join("backups")).ok().and_then(|d| {
@@ -96,21 +99,6 @@ async fn an_unknown_backup_name_is_not_found_and_salvage_of_a_foreign_file_reads
     assert_eq!(nothing.code, "nothing_readable");
 }
 
-/// Overwrites the page holding `needle` with garbage.
-fn garble_page_holding(db: &Path, needle: &str) {
-    const PAGE: usize = 4096;
-    let mut bytes = std::fs::read(db).expect("read");
-    let at = bytes
-        .windows(needle.len())
-        .position(|w| w == needle.as_bytes())
-        .expect("the text is in the file");
-    let page = at / PAGE;
-    for b in &mut bytes[page * PAGE..(page + 1) * PAGE] {
-        *b = 0x5A;
-    }
-    std::fs::write(db, &bytes).expect("write");
-}
-
 #[tokio::test]
 async fn a_database_that_opens_but_fails_its_check_says_why_todays_backup_was_not_taken() {
     let home = tempfile::tempdir().expect("temp dir");
@@ -138,7 +126,7 @@ async fn a_database_that_opens_but_fails_its_check_says_why_todays_backup_was_no
         backups.join("lango-2000-01-01-daily.db"),
     )
     .expect("an older day's copy");
-    garble_page_holding(&paths.database_file(), "note 100 about the garden");
+    damage::garble_page_holding(&paths.database_file(), "note 100 about the garden");
 
     let app = App::open(paths.clone())
         .await

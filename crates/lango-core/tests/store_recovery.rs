@@ -11,7 +11,9 @@ use lango_core::store::recovery::{
 };
 use lango_core::store::{NewMessage, Store};
 
-const PAGE: usize = 4096;
+#[path = "common/damage.rs"]
+mod damage;
+use damage::{garble_page_holding, PAGE};
 
 /// A data folder whose database holds conversation "s" with `messages` messages.
 async fn home_with(messages: usize) -> (tempfile::TempDir, AppPaths) {
@@ -48,21 +50,6 @@ fn damage(path: &Path, how: &str) {
         other => panic!("unknown damage {other}"),
     }
     std::fs::write(path, &bytes).expect("write");
-}
-
-/// Overwrites the page holding `needle` with garbage; returns that page's number.
-fn garble_page_holding(path: &Path, needle: &str) -> usize {
-    let mut bytes = std::fs::read(path).expect("read");
-    let at = bytes
-        .windows(needle.len())
-        .position(|w| w == needle.as_bytes())
-        .expect("the text is in the file");
-    let page = at / PAGE;
-    for b in &mut bytes[page * PAGE..(page + 1) * PAGE] {
-        *b = 0xA5;
-    }
-    std::fs::write(path, &bytes).expect("write");
-    page
 }
 
 fn files_in(dir: &Path) -> Vec<String> {

@@ -2,7 +2,9 @@
 // rows first and the next page as the user scrolls near the end of the list, asking the
 // backend for the next page of conversations when the loaded ones are all shown; a row's time
 // gets its full-date tooltip when the pointer comes over it, not as the list renders; the
-// pointer coming over the list starts loading what shows a conversation's messages.
+// pointer coming over the list starts loading what shows a conversation's messages; and a
+// search or the list refused because the database is damaged is said in plain words, the
+// engine's technical text folded under "Details".
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { mount, unmount } from 'svelte';
 import { settle } from '../settle.testing';
@@ -76,6 +78,7 @@ async function showSidebar(sessions: SessionSummary[]) {
 }
 afterEach(() => {
   commands.listSessions.mockReset();
+  commands.search.mockReset();
   if (app) unmount(app);
   app = null;
   document.body.innerHTML = '';
@@ -165,4 +168,50 @@ describe('about to open a conversation', () => {
     await vi.waitFor(() => expect(conversationParts.current).not.toBeNull(), { timeout: 15_000 });
     expect(markdownRenderer()).not.toBeNull();
   }, 20_000);
+});
+
+const damaged = {
+  code: 'database_corrupt',
+  message: "Lango's database file is damaged, so this could not be done. Nothing was changed.",
+  detail: 'the database at /home/me/lango.db is corrupt (fts5: corruption found reading blob 549755813889)',
+};
+
+/** Mounts the sidebar without waiting for its first answers. */
+function mountSidebar() {
+  app = mount(Sidebar, {
+    target: document.body,
+    props: { status: null, currentKey: null, sessionsVersion: 0, onSelect: () => {}, onNewChat: () => {}, onDeleted: () => {} },
+  });
+}
+
+const text = (css: string) => document.querySelector(css)?.textContent?.replace(/\s+/g, ' ').trim() ?? '';
+
+describe('the sidebar when the database is damaged', () => {
+  it('says a search failed in plain words, with SQLite’s text folded away', async () => {
+    commands.listSessions.mockResolvedValue({ sessions: [], next: null });
+    commands.search.mockRejectedValue(damaged);
+    mountSidebar();
+    await settle();
+    const box = document.querySelector<HTMLInputElement>('#session-search')!;
+    box.value = 'project';
+    box.dispatchEvent(new Event('input', { bubbles: true }));
+    await new Promise((r) => setTimeout(r, 400)); // the search box's debounce
+    await settle();
+    const alert = text('.search-error p');
+    expect(alert).toBe(`Search failed: ${damaged.message}`);
+    expect(alert).not.toContain('fts5');
+    const details = document.querySelector('#search-error-details');
+    expect(details?.tagName).toBe('DETAILS');
+    expect(details?.hasAttribute('open')).toBe(false);
+    expect(details?.textContent).toContain('fts5: corruption found');
+  });
+
+  it('says the list could not be loaded the same way, with Retry', async () => {
+    commands.listSessions.mockRejectedValue(damaged);
+    mountSidebar();
+    await settle();
+    expect(text('.list-error p')).toBe(`Could not load conversations: ${damaged.message}`);
+    expect(document.querySelector('#sessions-error-details')?.textContent).toContain('/home/me/lango.db');
+    expect(document.querySelector('.list-error .retry')).not.toBeNull();
+  });
 });
