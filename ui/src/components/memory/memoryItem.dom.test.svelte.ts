@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { flushSync, mount, unmount } from 'svelte';
 import { settle } from '../settle.testing';
 import type { Observation, Reflection } from '../../lib/api/types';
+import { observation, reflection } from './notes.testing';
 
 const commands = vi.hoisted(() => ({
   updateMemoryItem: vi.fn(),
@@ -15,27 +16,6 @@ vi.mock('../../lib/api/commands', () => commands);
 
 const { default: MemoryItem } = await import('./MemoryItem.svelte');
 
-const observation: Observation = {
-  id: 'obs-1',
-  sessionKey: 's1',
-  content: 'The user is planning a trip to Lisbon in May.',
-  tokenCount: 12,
-  seqStart: 1,
-  seqEnd: 20,
-  createdAt: Date.now() - 3_600_000,
-};
-
-const reflection: Reflection = {
-  id: 'ref-1',
-  sessionKey: 's1',
-  content: 'The user plans travel carefully.',
-  tokenCount: 8,
-  generation: 1,
-  seqStart: 1,
-  seqEnd: 40,
-  sourceTokenCount: 60,
-  createdAt: Date.now() - 1_800_000,
-};
 
 let target: HTMLElement;
 let card: ReturnType<typeof mount> | null = null;

@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { flushSync, mount, unmount } from 'svelte';
 import { settle } from '../settle.testing';
 import type { AppStatus, MemoryOverview } from '../../lib/api/types';
+import { observation } from './notes.testing';
 
 const commands = vi.hoisted(() => ({
   memoryOverview: vi.fn(),
@@ -21,17 +22,7 @@ const keptNotes: MemoryOverview = {
   title: 'Trip to Lisbon',
   enabled: false,
   status: null,
-  observations: [
-    {
-      id: 'obs-1',
-      sessionKey: 's1',
-      content: 'The user is planning a trip to Lisbon in May.',
-      tokenCount: 12,
-      seqStart: 1,
-      seqEnd: 20,
-      createdAt: Date.now() - 3_600_000,
-    },
-  ],
+  observations: [observation],
   reflections: [],
 };
 
