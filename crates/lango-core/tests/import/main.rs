@@ -3,6 +3,7 @@
 //! (`memory`). Fixtures are synthetic exports in `tests/fixtures/import/`; never real data.
 
 mod formats;
+mod long;
 mod memory;
 mod reimport;
 
