@@ -52,6 +52,9 @@ describe('the import summary', () => {
       'Imported from Claude: 0 new conversations, 1 updated, 2 already imported — 1 message.',
     );
     expect(summaryHeadline(summary({ cancelled: true }))).toContain('Stopped before the end');
+    expect(summaryHeadline(summary({ created: 500, unchanged: 1200, messagesImported: 69_900 }))).toBe(
+      'Imported from ChatGPT: 500 new conversations, 1,200 already imported — 69,900 messages.',
+    );
   });
 
   it('lists what was skipped, with a few titles', () => {

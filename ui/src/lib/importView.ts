@@ -47,13 +47,13 @@ export function buildProgressView(p: BuildProgress | null): ProgressView {
   };
 }
 
-const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+const plural = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
 
 /** The summary's headline. */
 export function summaryHeadline(s: ImportSummary): string {
   const parts = [plural(s.created, 'new conversation')];
-  if (s.updated > 0) parts.push(`${s.updated} updated`);
-  if (s.unchanged > 0) parts.push(`${s.unchanged} already imported`);
+  if (s.updated > 0) parts.push(`${s.updated.toLocaleString('en-US')} updated`);
+  if (s.unchanged > 0) parts.push(`${s.unchanged.toLocaleString('en-US')} already imported`);
   const from = SOURCE_LABEL[s.source] ?? s.source;
   const stopped = s.cancelled ? ' Stopped before the end: what was saved is kept.' : '';
   return `Imported from ${from}: ${parts.join(', ')} — ${plural(s.messagesImported, 'message')}.${stopped}`;
