@@ -114,6 +114,8 @@ describe('Lango desktop: importing conversations', () => {
     await waitFor(async () => (await session.findAll('.session-item')).length === 2, {
       what: 'still two conversations',
     });
+    // Imported before, memory wanted now: the same file again offers to build it.
+    await session.waitForElement('#import-memory-estimate');
   });
 
   test('a zip archive is refused in plain words', async () => {

@@ -70,7 +70,8 @@ pub struct ImportSummary {
     pub skipped_messages: Vec<SkipCount>,
     /// Images, files and other parts kept as a plain-text note such as `[image: file-abc]`.
     pub notes: usize,
-    /// Keys of the sessions created or appended to (for building their memory).
+    /// Keys of the sessions created, appended to or already imported unchanged (for building
+    /// their memory: a re-import of the same file offers it too).
     pub sessions: Vec<String>,
     /// Stopped before the end: the conversations written so far stay.
     pub cancelled: bool,

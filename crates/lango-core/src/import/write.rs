@@ -55,9 +55,11 @@ pub async fn write_export(
         };
         if conversation.messages.is_empty() {
             skip(SkipReason::EmptyConversation);
-        } else if unchanged(store, &conversation).await? {
-            // The common case of a re-import: no token counting, no transaction.
+        } else if let Some(key) = unchanged(store, &conversation).await? {
+            // The common case of a re-import: no token counting, no transaction. Its memory
+            // can still be built from the summary (what it sends is only what is unobserved).
             summary.unchanged += 1;
+            summary.sessions.push(key);
         } else {
             let write = prepare(store, conversation).await?;
             match store.write_import(&write).await? {
@@ -95,13 +97,18 @@ pub async fn write_export(
     Ok(summary)
 }
 
-/// Imported before, and its last message then is still its last message.
-async fn unchanged(store: &Store, conversation: &Conversation) -> Result<bool, StoreError> {
-    let last = store
+/// Its session, when it was imported before and its last message then is still its last.
+async fn unchanged(
+    store: &Store,
+    conversation: &Conversation,
+) -> Result<Option<String>, StoreError> {
+    let known = store
         .imported_last_message(conversation.source.as_str(), &conversation.external_id)
         .await?;
-    Ok(last.is_some()
-        && last.as_deref() == conversation.messages.last().map(|m| m.external_id.as_str()))
+    Ok(known.and_then(|(key, last)| {
+        (Some(last.as_str()) == conversation.messages.last().map(|m| m.external_id.as_str()))
+            .then_some(key)
+    }))
 }
 
 /// The store's rows for a conversation, token counts included (on a blocking thread).

@@ -247,15 +247,18 @@ impl Store {
         Err(StoreError::Duplicate { key })
     }
 
-    /// The source's id of the last message imported of a conversation, if it was imported:
-    /// a re-import skips an unchanged conversation without preparing its rows.
+    /// The session a conversation was imported into and the source's id of its last message
+    /// imported, if it was: a re-import skips an unchanged conversation without preparing
+    /// its rows, and still offers to build its memory.
     pub async fn imported_last_message(
         &self,
         source: &str,
         external_id: &str,
-    ) -> StoreResult<Option<String>> {
-        sqlx::query_scalar(
-            "SELECT last_message_id FROM imported_conversations WHERE source = ? AND external_id = ?",
+    ) -> StoreResult<Option<(String, String)>> {
+        sqlx::query_as(
+            "SELECT s.key, i.last_message_id FROM imported_conversations i
+               JOIN sessions s ON s.id = i.session_id
+              WHERE i.source = ? AND i.external_id = ?",
         )
         .bind(source)
         .bind(external_id)
