@@ -8,9 +8,9 @@
 //!
 //! Nothing here touches the network. A file is read and converted whole before anything is
 //! written, so a broken file imports nothing; each conversation is then written in
-//! transactions of a few hundred messages (`store::imports`). Imported messages are plain stored messages with their original times and
-//! order: searchable, shown in the sidebar under the original title, observed by the memory
-//! like any other. A re-import adds no duplicates (see `store::imports`).
+//! transactions of a few hundred messages (`store::imports`). Imported messages are plain
+//! stored messages with their original times and order: searchable, shown in the sidebar
+//! under the original title, observed by the memory like any other. A re-import adds no duplicates (see `store::imports`).
 
 mod chatgpt;
 mod claude;

@@ -1,7 +1,7 @@
 //! Writing converted conversations into the store (`Store::write_import`: a long one in
-//! chunks of messages, a transaction each), and tallying what
-//! happened into the [`ImportSummary`]. Token counts (the CPU-heavy part of a large import)
-//! are computed on a blocking thread, never on the async runtime's workers.
+//! chunks of messages, a transaction each), and tallying what happened into the
+//! [`ImportSummary`]. Token counts (the CPU-heavy part of a large import) are computed on a
+//! blocking thread, never on the async runtime's workers.
 
 use std::collections::BTreeMap;
 

@@ -61,8 +61,8 @@ struct Record {
     current_next_seq: i64,
 }
 
-/// Messages written per transaction of an import: ~25–30 ms of writer time at the ~0.1 ms a
-/// message measured (a 20,000-message conversation in one transaction held it 2.4 s).
+/// Messages written per transaction of an import: ~15–25 ms of writer time (a
+/// 20,000-message conversation in one transaction held it 1.1–1.3 s; `make bench`).
 const IMPORT_CHUNK: usize = 250;
 
 const INSERT_MESSAGE: &str =
@@ -133,21 +133,17 @@ impl Store {
             let mut tx = self.begin_write().await?;
             // Continued in Lango between two chunks (the conversation is in the sidebar
             // already): the rest is left, as a re-import would leave it.
-            let record_next: i64 = sqlx::query_scalar(
-                "SELECT next_seq FROM imported_conversations WHERE source = ? AND external_id = ?",
+            let untouched: bool = sqlx::query_scalar(
+                "SELECT i.next_seq = s.next_seq FROM imported_conversations i
+                   JOIN sessions s ON s.id = i.session_id
+                  WHERE i.source = ? AND i.external_id = ?",
             )
             .bind(&conversation.source)
             .bind(&conversation.external_id)
             .fetch_one(&mut *tx)
             .await
             .map_err(|e| self.err(e))?;
-            let session_next: i64 =
-                sqlx::query_scalar("SELECT next_seq FROM sessions WHERE id = ?")
-                    .bind(session_id)
-                    .fetch_one(&mut *tx)
-                    .await
-                    .map_err(|e| self.err(e))?;
-            if record_next != session_next {
+            if !untouched {
                 break;
             }
             self.write_chunk(&mut tx, conversation, session_id, chunk)

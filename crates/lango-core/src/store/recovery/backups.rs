@@ -77,7 +77,7 @@ pub fn backups_footprint(dir: &Path) -> BackupsFootprint {
             bytes: sum.bytes + std::fs::metadata(path).map(|m| m.len()).unwrap_or(0),
             newest: sum
                 .newest
-                .max(written_at(path).or_else(|| taken_at(path, &file_name(path)))),
+                .max(written_at(path).or_else(|| parse_name(&file_name(path)).1)),
         })
 }
 
