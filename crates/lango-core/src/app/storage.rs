@@ -3,12 +3,12 @@
 //! backup was not taken, when it was not. Read on demand; nothing is checked or opened
 //! beyond a count.
 
-use std::ffi::OsString;
 use std::path::Path;
 
 use super::dto::StorageUsage;
 use super::{App, AppError};
 use crate::store::recovery::{backups_footprint, BackupProblem};
+use crate::store::side_file;
 
 /// What the user reads about a backup that was not taken; the technical text as detail.
 fn backup_problem_error(problem: &BackupProblem) -> AppError {
@@ -37,8 +37,6 @@ impl App {
     pub async fn storage_usage(&self) -> Result<StorageUsage, AppError> {
         let paths = self.paths();
         let database = paths.database_file();
-        let mut wal = OsString::from(database.as_os_str());
-        wal.push("-wal");
         let conversations = self.inner.store.count_sessions().await?;
         let backups = backups_footprint(&paths.backups_dir());
         let backup_problem = match self.inner.backup_problem.lock() {
@@ -46,7 +44,7 @@ impl App {
             Err(_) => None,
         };
         Ok(StorageUsage {
-            database_bytes: file_bytes(&database) + file_bytes(Path::new(&wal)),
+            database_bytes: file_bytes(&database) + file_bytes(&side_file(&database, "-wal")),
             conversations,
             backups: backups.count,
             backups_bytes: backups.bytes,

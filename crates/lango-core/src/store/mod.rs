@@ -40,6 +40,7 @@ mod search_index;
 mod search_query;
 mod search_rank;
 mod sessions;
+mod side_file;
 mod snippet;
 mod state;
 mod vectors;
@@ -69,6 +70,7 @@ pub use models::{
 };
 pub use open::MIGRATOR;
 pub use sessions::SessionCursor;
+pub(crate) use side_file::side_file;
 pub use vectors::{Triple, VectorRow};
 pub use writable::folder_is_writable;
 

@@ -9,7 +9,7 @@
 //! which works when the side files exist — or the error says why it cannot be read.
 //!
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::str::FromStr;
 use std::sync::Arc;
 use std::time::Duration;
@@ -21,6 +21,7 @@ use super::error::{classify, classify_hot, StoreError, StoreResult};
 use super::hot_path::{HotConnection, HotError, BACKGROUND_CACHE_KIB};
 use super::open::MIGRATOR;
 use super::search_index;
+use super::side_file;
 use super::{Inner, Store};
 use crate::paths::AppPaths;
 use crate::tokens::{default_counter, TokenCounter};
@@ -152,13 +153,6 @@ async fn check_schema(reader: &SqlitePool, path: &Path, backups_dir: &Path) -> S
         });
     }
     Ok(())
-}
-
-/// `lango.db` → `lango.db-wal` (SQLite's side files).
-fn side_file(path: &Path, suffix: &str) -> PathBuf {
-    let mut name = path.as_os_str().to_owned();
-    name.push(suffix);
-    PathBuf::from(name)
 }
 
 /// The SQLite URI of `path`, read-only (and immutable when asked), for the hot connections.

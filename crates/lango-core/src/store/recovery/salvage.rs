@@ -70,7 +70,7 @@ pub async fn salvage(source: &Path, out_dir: &Path) -> Result<SalvageReport, Rec
     let fresh = Store::open_with(&target, &out_dir.join("backups"), default_counter()).await?;
     fresh.close().await;
     // Only this process ever opens the new file until it is reported: its set-up lock goes.
-    let _ = std::fs::remove_file(super::swap::side(&target, ".migrate.lock"));
+    let _ = std::fs::remove_file(crate::store::side_file(&target, ".migrate.lock"));
 
     let (from, to) = (source.to_path_buf(), target.clone());
     let copied = blocking(move || copy_all(&from, &to)).await;
@@ -79,7 +79,7 @@ pub async fn salvage(source: &Path, out_dir: &Path) -> Result<SalvageReport, Rec
         Err(e) => {
             // Our own half-made file only; the source is untouched.
             for suffix in ["", "-wal", "-shm"] {
-                let _ = std::fs::remove_file(super::swap::side(&target, suffix));
+                let _ = std::fs::remove_file(crate::store::side_file(&target, suffix));
             }
             return Err(e);
         }

@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 
 use super::error::RecoveryError;
 use super::health::{check_file, Depth, Health};
+use crate::store::side_file;
 
 /// What a restore did.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -32,7 +33,7 @@ pub fn restore(db: &Path, replacement: &Path) -> Result<Restored, RecoveryError>
             why: describe(&verdict),
         });
     }
-    let incoming = side(db, &format!(".restoring-{}", std::process::id()));
+    let incoming = side_file(db, &format!(".restoring-{}", std::process::id()));
     copy_synced(replacement, &incoming)?;
 
     let set_aside = if db.exists() {
@@ -40,7 +41,7 @@ pub fn restore(db: &Path, replacement: &Path) -> Result<Restored, RecoveryError>
     } else {
         None
     };
-    for stale in [side(db, "-wal"), side(db, "-shm")] {
+    for stale in [side_file(db, "-wal"), side_file(db, "-shm")] {
         match std::fs::remove_file(&stale) {
             Ok(()) => {}
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
@@ -62,21 +63,14 @@ pub fn restore(db: &Path, replacement: &Path) -> Result<Restored, RecoveryError>
 /// name; nothing existing is overwritten.
 fn set_aside(db: &Path) -> Result<PathBuf, RecoveryError> {
     let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%S%.3fZ");
-    let aside = side(db, &format!(".damaged-{stamp}"));
+    let aside = side_file(db, &format!(".damaged-{stamp}"));
     copy_new(db, &aside)?;
-    let wal = side(db, "-wal");
+    let wal = side_file(db, "-wal");
     if wal.exists() {
         // SQLite finds `<file>-wal` next to `<file>`: the copy opens with its latest changes.
-        copy_new(&wal, &side(&aside, "-wal"))?;
+        copy_new(&wal, &side_file(&aside, "-wal"))?;
     }
     Ok(aside)
-}
-
-/// `lango.db` + `-wal` → `lango.db-wal`.
-pub(super) fn side(path: &Path, suffix: &str) -> PathBuf {
-    let mut name = path.as_os_str().to_owned();
-    name.push(suffix);
-    PathBuf::from(name)
 }
 
 fn copy_new(from: &Path, to: &Path) -> Result<(), RecoveryError> {
