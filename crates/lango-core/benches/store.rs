@@ -18,8 +18,12 @@
 use std::str::FromStr;
 use std::time::{Duration, Instant};
 
-use lango_core::store::{ImportRow, ImportWrite, NewMessage, Store};
+use lango_core::store::{NewMessage, Store};
 use sqlx::sqlite::{SqliteConnectOptions, SqlitePoolOptions};
+
+#[path = "../tests/common/long_thread.rs"]
+mod long_thread;
+use long_thread::long_thread;
 
 const APPENDS: usize = 20_000;
 const TAIL_BUDGET: usize = 8_000;
@@ -161,22 +165,7 @@ async fn time_sends_during_import(
 ) -> (Vec<Duration>, Vec<Duration>, Duration) {
     let store = Store::open(&dir.join("import.db")).await.expect("open");
     store.create_session("chat", "").await.expect("session");
-    let thread = ImportWrite {
-        source: "chatgpt".into(),
-        external_id: "long-thread".into(),
-        title: "A long thread".into(),
-        created_at: 1_700_000_000_000,
-        updated_at: 1_700_000_000_000,
-        messages: (0..IMPORTED)
-            .map(|i| ImportRow {
-                external_id: format!("m-{i}"),
-                role: if i % 2 == 0 { "user" } else { "assistant" }.into(),
-                content: format!("message {i}: a paragraph about the garden, the tiles and the plumber's visit on Thursday"),
-                created_at: 1_700_000_000_000 + i as i64,
-                token_count: 20,
-            })
-            .collect(),
-    };
+    let thread = long_thread(IMPORTED);
     let send = |store: Store| async move {
         let start = Instant::now();
         store

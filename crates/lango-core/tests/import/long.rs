@@ -2,28 +2,13 @@
 //! chunk per transaction: a message sent meanwhile waits for one chunk, not for the whole
 //! conversation, and a re-import after a partial write carries on where it stopped.
 
-use lango_core::store::{ImportOutcome, ImportRow, ImportWrite, NewMessage};
+use lango_core::store::{ImportOutcome, NewMessage};
 
 use super::{messages, store};
 
-fn conversation(messages: usize) -> ImportWrite {
-    ImportWrite {
-        source: "chatgpt".into(),
-        external_id: "long-thread".into(),
-        title: "A long thread".into(),
-        created_at: 1_700_000_000_000,
-        updated_at: 1_700_000_000_000 + messages as i64,
-        messages: (0..messages)
-            .map(|i| ImportRow {
-                external_id: format!("m-{i}"),
-                role: if i % 2 == 0 { "user" } else { "assistant" }.into(),
-                content: format!("message {i} about the garden and the tiles"),
-                created_at: 1_700_000_000_000 + i as i64,
-                token_count: 8,
-            })
-            .collect(),
-    }
-}
+#[path = "../common/long_thread.rs"]
+mod long_thread;
+use long_thread::long_thread as conversation;
 
 #[tokio::test]
 async fn a_message_sent_during_a_long_import_is_written_before_the_import_ends() {
