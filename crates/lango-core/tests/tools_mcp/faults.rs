@@ -250,3 +250,38 @@ async fn a_keychain_reference_in_env_reaches_the_server_but_not_the_settings() {
     let text = out.value["content"].as_str().unwrap();
     assert!(text.contains("tok-123-secret"), "{text}");
 }
+
+#[tokio::test]
+async fn an_answer_too_large_to_read_fails_its_call_with_the_size_and_the_server_stays_usable() {
+    let log = tempfile::NamedTempFile::new().unwrap();
+    let hub = hub(vec![("fault", fault(&[], log.path()))]).await;
+    // 17 MB of text: over the 16 MB one message may take. Before, the SDK dropped the line
+    // and the call waited for the runner's timeout, then claimed the tool "timed out".
+    let big = tool(&hub, "fault__big");
+    let call = big.run_output(ctx(), args(json!({"bytes": 17_000_000})));
+    let err = tokio::time::timeout(Duration::from_secs(60), call)
+        .await
+        .expect("the call got no answer: the too-large answer was dropped")
+        .unwrap_err();
+    assert!(
+        err.contains(
+            "the answer from \"fault\" was too large to read: 16.2 MB, more than the 16.0 MB"
+        ),
+        "{err}"
+    );
+    let server = hub.server("fault").unwrap();
+    assert_eq!(server.state(), ServerState::Ready);
+    let out = tool(&hub, "fault__echo")
+        .run_output(ctx(), args(json!({"message": "after"})))
+        .await
+        .unwrap();
+    assert_eq!(out.value["content"], json!("Echo: after"));
+    let whole = big
+        .run_output(ctx(), args(json!({"bytes": 2_000_000})))
+        .await
+        .expect("an answer under the limit is read whole");
+    assert_eq!(
+        whole.value["content"].as_str().map(str::len),
+        Some(2_000_000)
+    );
+}

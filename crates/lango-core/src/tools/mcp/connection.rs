@@ -13,7 +13,7 @@ use rmcp::model::{
     CallToolRequest, CallToolRequestParams, ClientConfig, ClientRequest, ServerResult,
 };
 use rmcp::service::{NotificationContext, PeerRequestOptions, RunningService};
-use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::{ClientHandler, Peer, RoleClient, ServiceExt};
 use serde_json::{json, Map, Value};
 use tokio::io::AsyncBufReadExt;
@@ -21,7 +21,9 @@ use tokio::sync::watch;
 
 use super::env;
 use super::error::{stderr_suffix, McpError};
+use super::oversized::megabytes;
 use super::stderr_log::StderrLog;
+use super::stdio::{OversizedAnswers, StdioTransport, MAX_MESSAGE_BYTES};
 use crate::agent::{ProgressSink, ToolHints, ToolProgress};
 use crate::config::McpTransport;
 use crate::secrets::SecretStore;
@@ -42,6 +44,8 @@ struct Shared {
     progress: Arc<Mutex<HashMap<String, ProgressSink>>>,
     /// Bumped on `notifications/tools/list_changed`.
     tools_changed: Option<watch::Sender<u64>>,
+    /// Calls whose answer was over the size limit (stdio).
+    oversized: OversizedAnswers,
 }
 
 #[derive(Clone)]
@@ -124,6 +128,7 @@ impl Connection {
         let shared = Shared {
             progress: Arc::default(),
             tools_changed: Some(options.tools_changed.clone()),
+            oversized: OversizedAnswers::default(),
         };
         let handler = Handler {
             shared: shared.clone(),
@@ -149,13 +154,12 @@ impl Connection {
                 if let Some(dir) = cwd {
                     cmd.current_dir(dir);
                 }
-                let (process, child_stderr) = TokioChildProcess::builder(super::process::wrap(cmd))
-                    .stderr(std::process::Stdio::piped())
-                    .spawn()
-                    .map_err(|e| McpError::Spawn {
-                        command: command.clone(),
-                        reason: e.to_string(),
-                    })?;
+                let (process, child_stderr) =
+                    StdioTransport::spawn(super::process::wrap(cmd), shared.oversized.clone())
+                        .map_err(|e| McpError::Spawn {
+                            command: command.clone(),
+                            reason: e.to_string(),
+                        })?;
                 let pid = process.id();
                 if let Some(err) = child_stderr {
                     let log = stderr.clone();
@@ -281,6 +285,7 @@ impl Connection {
             .await
             .map_err(|e| self.service_error(e))?;
         let token_key = serde_json::to_string(&handle.progress_token).unwrap_or_default();
+        let id_key = serde_json::to_string(&handle.id).unwrap_or_default();
         let guard = CallGuard {
             peer: self.peer.clone(),
             id: Some(handle.id.clone()),
@@ -310,7 +315,14 @@ impl Connection {
                         .collect::<String>()
                 ),
             }),
-            Ok(Err(e)) => Err(self.service_error(e)),
+            Ok(Err(e)) => match self.shared.oversized.take(&id_key) {
+                Some(bytes) => Err(McpError::AnswerTooLarge {
+                    server: self.server.clone(),
+                    size: megabytes(bytes),
+                    limit: megabytes(MAX_MESSAGE_BYTES),
+                }),
+                None => Err(self.service_error(e)),
+            },
             Err(_) => Err(self.gone()),
         }
     }

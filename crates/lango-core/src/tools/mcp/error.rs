@@ -21,6 +21,12 @@ pub enum McpError {
     ServerGone { server: String, stderr: String },
     #[error("the server \"{server}\" answered with an error: {message}")]
     Protocol { server: String, message: String },
+    #[error("the answer from \"{server}\" was too large to read: {size}, more than the {limit} Lango accepts from a tool. Ask for a smaller part (a range of lines, a narrower query)")]
+    AnswerTooLarge {
+        server: String,
+        size: String,
+        limit: String,
+    },
     #[error("no MCP server is named \"{0}\"")]
     UnknownServer(String),
 }
@@ -37,6 +43,7 @@ impl McpError {
             Self::NotRunning(_) => "not_running",
             Self::ServerGone { .. } => "server_gone",
             Self::Protocol { .. } => "protocol",
+            Self::AnswerTooLarge { .. } => "answer_too_large",
             Self::UnknownServer(_) => "unknown_server",
         }
     }
