@@ -93,10 +93,14 @@ pub fn to_output(result: &Value) -> ToolOutput {
             text
         })
     } else {
+        let structured = result
+            .get("structuredContent")
+            .filter(|v| !v.is_null() && !said_by(&text, v))
+            .cloned();
         let mut map = Map::new();
         map.insert("content".into(), Value::String(text));
-        if let Some(structured) = result.get("structuredContent").filter(|v| !v.is_null()) {
-            map.insert("structuredContent".into(), structured.clone());
+        if let Some(structured) = structured {
+            map.insert("structuredContent".into(), structured);
         }
         Value::Object(map)
     };
@@ -105,6 +109,28 @@ pub fn to_output(result: &Value) -> ToolOutput {
         images,
         is_error,
     }
+}
+
+/// Whether the text content already says all of `structured`, so it need not be sent twice:
+/// the text is its JSON (what the MCP spec asks servers to send beside it), or every value in
+/// it is a string found in the text (the filesystem server's `{"content": <the file>}` beside
+/// the file itself — else every file read would cost its tokens twice).
+fn said_by(text: &str, structured: &Value) -> bool {
+    if text.is_empty() {
+        return false;
+    }
+    if serde_json::from_str::<Value>(text).is_ok_and(|v| &v == structured) {
+        return true;
+    }
+    fn strings_in(value: &Value, text: &str) -> bool {
+        match value {
+            Value::String(s) => text.contains(s.as_str()),
+            Value::Array(items) => items.iter().all(|v| strings_in(v, text)),
+            Value::Object(map) => map.values().all(|v| strings_in(v, text)),
+            _ => false,
+        }
+    }
+    strings_in(structured, text)
 }
 
 fn str_of<'v>(value: &'v Value, key: &str) -> &'v str {
@@ -168,5 +194,37 @@ mod tests {
             json!("[resource link: a.txt <file:///a.txt>]\ninline text")
         );
         assert_eq!(out.value["structuredContent"], json!({"sum": 3}));
+    }
+
+    #[test]
+    fn structured_content_the_text_already_says_is_sent_once() {
+        // The filesystem server: the file as text and again as {"content": <the file>}.
+        let file = "line one\nline two\n".repeat(100);
+        let out = to_output(&json!({
+            "content": [{"type": "text", "text": file}],
+            "structuredContent": {"content": file}
+        }));
+        assert_eq!(out.value, json!({"content": file}));
+        // The spec's form: the text is the structured content's JSON.
+        let out = to_output(&json!({
+            "content": [{"type": "text", "text": "{\"temperature\": 21.5, \"unit\": \"C\"}"}],
+            "structuredContent": {"unit": "C", "temperature": 21.5}
+        }));
+        assert!(
+            out.value.get("structuredContent").is_none(),
+            "{}",
+            out.value
+        );
+        // Something the text does not say is kept.
+        let out = to_output(&json!({
+            "content": [{"type": "text", "text": "Weather in Paris"}],
+            "structuredContent": {"city": "Paris", "temperature": 21.5}
+        }));
+        assert_eq!(
+            out.value["structuredContent"],
+            json!({"city": "Paris", "temperature": 21.5})
+        );
+        let out = to_output(&json!({"content": [], "structuredContent": {"a": "b"}}));
+        assert_eq!(out.value["structuredContent"], json!({"a": "b"}));
     }
 }
