@@ -35,12 +35,19 @@ fn echo_call(id: &str, then: &str) -> Turn {
 }
 
 async fn app_with(turns: Vec<Turn>) -> (tempfile::TempDir, FakeProvider, App) {
+    app_with_servers(turns, json!({"everything": everything()})).await
+}
+
+async fn app_with_servers(
+    turns: Vec<Turn>,
+    servers: Value,
+) -> (tempfile::TempDir, FakeProvider, App) {
     let home = tempfile::tempdir().unwrap();
     let fake = FakeProvider::start(Script::new(turns)).await;
     let doc = json!({
         "providers": {"fake": {"type": "openai-compatible", "baseUrl": format!("{}/v1", fake.base_url()), "defaultModel": "fake-model"}},
         "agent": {"provider": "fake"},
-        "mcpServers": {"everything": everything()}
+        "mcpServers": servers
     });
     std::fs::write(home.path().join("settings.json"), doc.to_string()).unwrap();
     // SAFETY: every test of this binary sets the same value.
@@ -216,4 +223,40 @@ async fn a_disabled_tool_is_not_offered_to_the_model() {
     let tools = fake.generate_requests()[0].json()["tools"].to_string();
     assert!(tools.contains("everything__echo"), "{tools}");
     assert!(!tools.contains("everything__get-env"), "{tools}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_large_result_reaches_the_window_as_its_start_and_show_all_reads_it_whole() {
+    // 300 KB of text: past the prompt's cap (stored whole for the card) and past what a
+    // page carries whole, so a reload after each turn does not ship it again.
+    let fault =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/mcp-servers/fault-server.mjs");
+    let call = Turn::ToolCall {
+        id: "c_big".into(),
+        name: "fault__big".into(),
+        arguments_json: r#"{"bytes":300000}"#.into(),
+        then_text: Some("Read it.".into()),
+    };
+    let servers = json!({"fault": {"command": "node", "args": [fault], "autoApprove": ["big"]}});
+    let (_home, _fake, app) = app_with_servers(vec![call], servers).await;
+    let outcome = app.send("big", "use the tool", |_| {}).await.expect("turn");
+    assert_eq!(outcome.status, TurnStatus::Complete, "{:?}", outcome.error);
+
+    let page = app.page_messages("big", None, 50).await.unwrap();
+    let row = page
+        .iter()
+        .find(|m| m.role == "tool")
+        .expect("the tool's row");
+    let meta = row.tool_calls[0].meta.clone().expect("card details");
+    let head = meta.full_output.expect("the result's start");
+    let size = meta.full_output_bytes.expect("the whole size") as usize;
+    assert!(head.len() <= 16 * 1024, "{} bytes on the page", head.len());
+    assert!(size > 300_000, "{size}");
+
+    let whole = app.tool_result("big", row.seq, "c_big").await.unwrap();
+    assert_eq!(whole.len(), size);
+    assert!(whole.starts_with(&head));
+    assert!(whole.contains(&"x".repeat(300_000)));
+    let err = app.tool_result("big", row.seq, "nope").await.unwrap_err();
+    assert_eq!(err.code, "not_found");
 }

@@ -73,6 +73,17 @@ pub async fn page_messages(
         .await
 }
 
+/// The whole result of a tool call whose page carried only its first part.
+#[tauri::command]
+pub async fn tool_result(
+    state: State<'_, AppState>,
+    key: String,
+    seq: i64,
+    call_id: String,
+) -> Result<String, AppError> {
+    state.app().await?.tool_result(&key, seq, &call_id).await
+}
+
 #[tauri::command]
 pub async fn export_session(
     state: State<'_, AppState>,

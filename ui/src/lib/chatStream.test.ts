@@ -304,6 +304,21 @@ describe('buildRows with stored history', () => {
     expect(denied[0].tools[0].status).toBe('denied');
   });
 
+  it("a large result's start is shown as it is, with where the whole one is and its size", () => {
+    const meta = { status: 'done', fullOutput: '{"content":"the start of a long fi', fullOutputBytes: 5_000_000 };
+    const rows = buildRows(
+      [
+        msg(1, 'assistant', '', { toolCalls: [call('r', 'files__read_file', '{"path":"a"}')] }),
+        msg(2, 'tool', '{"result":"cut"}', { toolCalls: [out('r', 'files__read_file', '{"result":"cut"}', { meta })] }),
+      ],
+      'chat-1',
+    );
+    expect(rows[0].tools[0].result).toBe('{"content":"the start of a long fi');
+    expect(rows[0].tools[0].resultRest).toEqual({ sessionKey: 'chat-1', seq: 2, callId: 'r', bytes: 5_000_000 });
+    const whole = buildRows([msg(2, 'tool', '{"r":1}', { toolCalls: [out('w', 'x', '{"r":1}')] })], 'chat-1');
+    expect(whole[0].tools[0].resultRest).toBeNull();
+  });
+
   it('two calls answered in one tool row (or in one row each) are one card each', () => {
     const one = buildRows([
       msg(1, 'assistant', '', { toolCalls: [call('a', 'x', '{}'), call('b', 'y', '{}')] }),

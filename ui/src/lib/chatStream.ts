@@ -195,8 +195,14 @@ export interface MessageRow {
 
 export const rowKey = (seq: number) => `m${seq}`;
 
+/** Where a stored result is: its conversation and tool row. */
+interface ResultPlace {
+  sessionKey: string;
+  seq: number;
+}
+
 /** A stored call (assistant row) and its stored result (tool row) as one card. */
-function storedCard(call: ToolCall | null, result: ToolCall | null): ToolCardModel {
+function storedCard(call: ToolCall | null, result: ToolCall | null, place: ResultPlace | null): ToolCardModel {
   const id = call?.id ?? result?.id ?? '';
   const name = call?.name || result?.name || '';
   const meta = result?.meta ?? call?.meta;
@@ -204,11 +210,14 @@ function storedCard(call: ToolCall | null, result: ToolCall | null): ToolCardMod
     meta?.[k] ?? result?.[k] ?? call?.[k];
   // The card shows the whole result; the model may have had a cut copy (`output`).
   const output = meta?.fullOutput ?? result?.output ?? '';
+  // A large result is on the page as its start only: no JSON to pretty-print yet.
+  const partial = result && place && meta?.fullOutputBytes ? meta.fullOutputBytes : null;
   return newToolCard(id, name, {
     server: pick('server') ?? null,
     tool: pick('tool') ?? null,
     args: call ? prettyJson(call.input ?? '') : '',
-    result: result ? prettyJson(hideShownImageData(output)) : null,
+    result: result ? (partial ? output : prettyJson(hideShownImageData(output))) : null,
+    resultRest: partial && place ? { ...place, callId: id, bytes: partial } : null,
     status: result ? parseStatus(pick('status')) : 'noResult',
     durationMs: pick('durationMs') ?? null,
     promptTokens: pick('promptTokens') ?? null,
@@ -235,7 +244,8 @@ function textBesideResults(content: string, calls: readonly ToolCall[]): string 
  * results all went into such cards is marked `merged` (drawn as nothing). A tool row stores
  * its results as its content too: that raw JSON is never shown beside the cards.
  */
-export function buildRows(messages: readonly StoredMessage[]): MessageRow[] {
+export function buildRows(messages: readonly StoredMessage[], sessionKey: string | null = null): MessageRow[] {
+  const place = (seq: number): ResultPlace | null => (sessionKey === null ? null : { sessionKey, seq });
   // Results by call id, from tool rows; an id may repeat, so keep them in order.
   const results = new Map<string, { seq: number; call: ToolCall }[]>();
   for (const m of messages) {
@@ -271,13 +281,13 @@ export function buildRows(messages: readonly StoredMessage[]): MessageRow[] {
           list.splice(list.indexOf(hit), 1);
           taken.add(hit.call);
         }
-        return storedCard(c, hit?.call ?? null);
+        return storedCard(c, hit?.call ?? null, hit ? place(hit.seq) : null);
       });
       return { ...base, tools };
     }
     if (role === 'tool') {
       const calls = m.toolCalls ?? [];
-      return { ...base, content: textBesideResults(base.content, calls), tools: calls.map((c) => storedCard(null, c)) };
+      return { ...base, content: textBesideResults(base.content, calls), tools: calls.map((c) => storedCard(null, c, place(m.seq))) };
     }
     return m.attachments?.length ? { ...base, tools: [], attachments: m.attachments } : { ...base, tools: [] };
   });

@@ -6,6 +6,7 @@
  * components render it as text.
  */
 
+import { formatSize } from './recovery';
 import type { ApprovalDecision, ToolAnnotations, ToolCallStatus, ToolImage } from './api/types';
 
 /** waiting for approval → running → how it ended; `noResult`: history has no result for it. */
@@ -33,6 +34,11 @@ export interface ToolCardModel {
   args: string;
   /** Pretty JSON of the result; null while running or when none was stored. */
   result: string | null;
+  /**
+   * Set when `result` is only the start of a large stored result (the page leaves the rest
+   * out): where "Show all" reads the whole one, and its size.
+   */
+  resultRest: ResultRest | null;
   status: ToolCardStatus;
   durationMs: number | null;
   promptTokens: number | null;
@@ -45,6 +51,14 @@ export interface ToolCardModel {
   decision: ApprovalDecision | null;
 }
 
+export interface ResultRest {
+  sessionKey: string;
+  /** The tool row holding the result. */
+  seq: number;
+  callId: string;
+  bytes: number;
+}
+
 export function newToolCard(id: string, name: string, fields: Partial<ToolCardModel> = {}): ToolCardModel {
   return {
     id,
@@ -53,6 +67,7 @@ export function newToolCard(id: string, name: string, fields: Partial<ToolCardMo
     tool: null,
     args: '',
     result: null,
+    resultRest: null,
     status: 'running',
     durationMs: null,
     promptTokens: null,
@@ -130,6 +145,11 @@ export interface Preview {
 }
 
 /** The first `maxLines` lines / `maxChars` characters of a result, and how much is left out. */
+/** The "Show all" button's text: what is hidden, or a large result's whole size. */
+export function showAllLabel(hiddenChars: number, rest: ResultRest | null): string {
+  return rest ? `Show all (${formatSize(rest.bytes)})` : `Show all (${hiddenChars.toLocaleString('en-US')} more characters)`;
+}
+
 export function previewText(text: string, maxChars = 4000, maxLines = 60): Preview {
   let end = Math.min(text.length, maxChars);
   let line = 0;

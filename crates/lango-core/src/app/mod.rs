@@ -23,6 +23,7 @@ mod sessions;
 mod settings;
 mod storage;
 pub mod stream;
+mod tool_results;
 mod tools;
 mod updates;
 

@@ -146,7 +146,9 @@ impl App {
             Err(crate::store::StoreError::NotFound { .. }) => return Ok(Vec::new()),
             other => other?,
         };
-        Ok(self.with_costs(messages).await)
+        let mut messages = self.with_costs(messages).await;
+        super::tool_results::cut_for_page(&mut messages);
+        Ok(messages)
     }
 
     /// Writes the conversation to a file in the user's Downloads folder (else the data

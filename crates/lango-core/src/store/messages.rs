@@ -369,6 +369,27 @@ impl Store {
         page.reverse();
         Ok(page)
     }
+
+    /// The tool calls of the message at `seq` (live or archived): what a tool card reads
+    /// when the page carried only the first part of a large result.
+    pub async fn tool_calls_at(&self, key: &str, seq: i64) -> StoreResult<Vec<ToolCall>> {
+        let session_id = self.session_id(self.reader(), key).await?;
+        let row: Option<(i64, String)> = sqlx::query_as(
+            "SELECT id, tool_calls FROM messages WHERE session_id = ?1 AND seq = ?2
+             UNION ALL
+             SELECT id, tool_calls FROM archived_messages WHERE session_id = ?1 AND seq = ?2
+             LIMIT 1",
+        )
+        .bind(session_id)
+        .bind(seq)
+        .fetch_optional(self.reader())
+        .await
+        .map_err(|e| self.err(e))?;
+        let (id, json) = row.ok_or_else(|| StoreError::NotFound {
+            what: format!("message {seq} of {key}"),
+        })?;
+        Ok(parse_tool_calls(&json, id))
+    }
 }
 
 #[derive(FromRow)]

@@ -103,6 +103,10 @@ pub struct ToolCallMeta {
     /// The whole result when the prompt carries a cut copy.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub full_output: Option<String>,
+    /// On a page for the window only, never stored: `full_output` then holds just the
+    /// result's first part and this its whole size in bytes (`App::tool_result` reads it all).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub full_output_bytes: Option<u64>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub images: Vec<ToolImage>,
 }

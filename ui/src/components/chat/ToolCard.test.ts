@@ -44,6 +44,12 @@ describe('ToolCard', () => {
   it('offers "show all" only for a long result', () => {
     const long = newToolCard('c3', 't', { status: 'done', result: 'x'.repeat(10_000) });
     expect(render(ToolCard, { props: { card: long, cardKey: 'k3' } }).body).toContain('Show all (6,000 more characters)');
+    const large = newToolCard('c5', 't', {
+      status: 'done',
+      result: 'start',
+      resultRest: { sessionKey: 's', seq: 2, callId: 'c5', bytes: 5 * 1024 * 1024 },
+    });
+    expect(render(ToolCard, { props: { card: large, cardKey: 'k5' } }).body).toContain('Show all (5.0 MB)');
     const short = newToolCard('c4', 't', { status: 'done', result: 'ok' });
     expect(render(ToolCard, { props: { card: short, cardKey: 'k4' } }).body).not.toContain('Show all');
   });

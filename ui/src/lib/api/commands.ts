@@ -93,6 +93,9 @@ export const search = (query: string, sessionKey: string | null = null, limit = 
   call<SearchResults>('search', { query, sessionKey, limit, offset });
 export const pageMessages = (key: string, beforeSeq: number | null, limit = 100) =>
   call<StoredMessage[]>('page_messages', { key, beforeSeq, limit });
+/** The whole result of a tool call whose page carried only its start (`fullOutputBytes`). */
+export const toolResult = (key: string, seq: number, callId: string) =>
+  call<string>('tool_result', { key, seq, callId });
 export const exportSession = (key: string, format: ExportFormat) =>
   call<ExportResult>('export_session', { key, format });
 

@@ -94,6 +94,11 @@ export interface ToolCallMeta {
   tool?: string;
   /** The whole result (JSON text) when `output` is the prompt's cut copy. */
   fullOutput?: string;
+  /**
+   * Set on a page when `fullOutput` is only the start of a large result: its whole size in
+   * bytes (`toolResult` reads it all).
+   */
+  fullOutputBytes?: number;
   images?: ToolImage[];
 }
 
