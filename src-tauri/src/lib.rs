@@ -97,6 +97,7 @@ pub fn run() {
             commands::sessions::search,
             commands::sessions::page_messages,
             commands::sessions::tool_result,
+            commands::sessions::save_tool_result,
             commands::sessions::export_session,
             commands::import::import_conversations,
             commands::import::cancel_import,

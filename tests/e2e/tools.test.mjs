@@ -39,6 +39,7 @@ const SCRIPT = {
     { type: 'tool_call', id: 'call_sum_1', name: 'everything__get-sum', arguments_json: '{"a":2,"b":3}', then_text: 'I did not run it.' },
     { type: 'tool_call', id: 'call_echo_2', name: 'everything__echo', arguments_json: '{"message":"always"}', then_text: 'Allowed for good.' },
     { type: 'tool_call', id: 'call_echo_3', name: 'everything__echo', arguments_json: '{"message":"no card"}', then_text: 'Ran without asking.' },
+    { type: 'tool_call', id: 'call_big_1', name: 'fault__big', arguments_json: '{"bytes":1000000}', then_text: 'Here is the big one.' },
     { type: 'stall', chunks: ['Half a reply, then the session logs out'], stall_ms: 120000 },
     { type: 'text', chunks: ['ok'] },
   ],
@@ -90,13 +91,14 @@ describe('Lango desktop: MCP tools behind the approval card', () => {
         mcpServers: {
           everything: { command: 'node', args: [EVERYTHING, 'stdio'] },
           // Logs its pid, so the last test can check it does not outlive the app.
-          fault: { command: 'node', args: [FAULT_SERVER], env: { FAULT_LOG: faultLog }, disabledTools: ['crash'] },
+          fault: { command: 'node', args: [FAULT_SERVER], env: { FAULT_LOG: faultLog }, disabledTools: ['crash'], autoApprove: ['big'] },
         },
       }),
     );
     const env = {
       LANGO_HOME: langoHome,
       LANGO_FAKE_API_KEY: 'sk-e2e-tools',
+      LANGO_EXPORT_DIR: join(tmpRoot, 'exports'),
       XDG_DATA_HOME: xdg('data'),
       XDG_CACHE_HOME: xdg('cache'),
       XDG_CONFIG_HOME: xdg('config'),
@@ -184,6 +186,38 @@ describe('Lango desktop: MCP tools behind the approval card', () => {
     await fake.lastChatRequestShowing(/Echo: no card/);
   });
 
+  test('a 1 MB result (976.6 KB): the card shows its start, Show all reads up to 512 KB, and the whole result saves to a file', async () => {
+    await sendMessage('Fetch the big one.');
+    await waitFor(async () => (await lastAssistantText()).includes('Here is the big one.'), {
+      what: 'the reply after the big result',
+      timeout: 30_000,
+    });
+    await waitIdle();
+    const card = '[data-testid="tool-card"][data-tool-id="call_big_1"]';
+    const clickIn = (text) =>
+      session.execute(
+        `const b = [...document.querySelectorAll('${card} button')].find((b) => b.textContent.includes(arguments[0])); if (b) { b.scrollIntoView(); b.click(); } return !!b;`,
+        [text],
+      );
+    await session.execute(`document.querySelector('${card} summary').scrollIntoView(); document.querySelector('${card} summary').click();`);
+    await session.waitForText(card, (t) => t.includes('Show all (976.6 KB)'), 10_000);
+    // The page carried only the result's start.
+    const before = await session.execute(`return document.querySelector('${card} pre.json:last-of-type').textContent.length`);
+    assert.ok(before < 20_000, `${before} characters before Show all`);
+    assert.ok(await clickIn('Show all'));
+    await session.waitForText(card, (t) => t.includes('Showing the first 512.0 KB of 976.6 KB.'), 10_000);
+    const shown = await session.execute(
+      `return Math.max(...[...document.querySelectorAll('${card} pre.json')].map((p) => p.textContent.length))`,
+    );
+    assert.ok(shown > 500_000 && shown <= 512 * 1024, `${shown} characters shown`);
+    assert.ok(await clickIn('Save the whole result'));
+    const note = await session.waitForText(`${card} [data-testid="tool-result-note"]`, (t) => t.includes('Saved to'), 10_000);
+    await session.screenshot('tools large result saved');
+    const path = join(tmpRoot, 'exports', 'Lango - big result.txt');
+    assert.ok(note.includes(path), note);
+    assert.equal(readFileSync(path, 'utf8'), 'x'.repeat(1_000_000));
+  });
+
   test('SIGTERM mid-reply (a session logging out) keeps the partial reply and stops the servers', async () => {
     const pids = () =>
       (existsSync(faultLog) ? readFileSync(faultLog, 'utf8') : '')
@@ -219,7 +253,10 @@ describe('Lango desktop: MCP tools behind the approval card', () => {
     const lango = resolve(REPO_ROOT, 'target', 'debug', 'lango');
     const list = JSON.parse(execFileSync(lango, ['--data-dir', langoHome, '--json', 'sessions', 'list'], { encoding: 'utf8' }));
     const key = list[0].key;
-    const shown = JSON.parse(execFileSync(lango, ['--data-dir', langoHome, '--json', 'sessions', 'show', key], { encoding: 'utf8' }));
+    // The conversation holds the 1 MB result of the test before.
+    const shown = JSON.parse(
+      execFileSync(lango, ['--data-dir', langoHome, '--json', 'sessions', 'show', key], { encoding: 'utf8', maxBuffer: 64 << 20 }),
+    );
     const messages = shown.messages ?? shown;
     const last = messages[messages.length - 1];
     assert.equal(last.content, 'Half a reply, then the session logs out');

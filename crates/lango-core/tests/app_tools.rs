@@ -52,9 +52,10 @@ async fn app_with_servers(
     std::fs::write(home.path().join("settings.json"), doc.to_string()).unwrap();
     // SAFETY: every test of this binary sets the same value.
     unsafe { std::env::set_var("LANGO_FAKE_API_KEY", "sk-app-tools") };
-    let app = App::open(AppPaths::under(home.path()))
-        .await
-        .expect("app opens");
+    let mut paths = AppPaths::under(home.path());
+    // Saved results go here, never in the Downloads folder of whoever runs the tests.
+    paths.export_dir = Some(home.path().join("exports"));
+    let app = App::open(paths).await.expect("app opens");
     let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
     while app.mcp_servers().first().map(|s| s.state) != Some("ready") {
         assert!(
@@ -253,10 +254,28 @@ async fn a_large_result_reaches_the_window_as_its_start_and_show_all_reads_it_wh
     assert!(head.len() <= 16 * 1024, "{} bytes on the page", head.len());
     assert!(size > 300_000, "{size}");
 
-    let whole = app.tool_result("big", row.seq, "c_big").await.unwrap();
-    assert_eq!(whole.len(), size);
-    assert!(whole.starts_with(&head));
-    assert!(whole.contains(&"x".repeat(300_000)));
+    let shown = app.tool_result("big", row.seq, "c_big").await.unwrap();
+    assert_eq!(shown.bytes, size);
+    assert!(shown.complete, "300 KB is shown whole");
+    assert_eq!(shown.text.len(), size);
+    assert!(shown.text.starts_with(&head));
+    assert!(shown.text.contains(&"x".repeat(300_000)));
     let err = app.tool_result("big", row.seq, "nope").await.unwrap_err();
     assert_eq!(err.code, "not_found");
+
+    // Saved to a file: the tool's text itself, not its JSON.
+    let saved = app.save_tool_result("big", row.seq, "c_big").await.unwrap();
+    assert!(
+        saved.path.ends_with("Lango - big result.txt"),
+        "{}",
+        saved.path
+    );
+    assert_eq!(
+        std::fs::read_to_string(&saved.path).unwrap(),
+        "x".repeat(300_000)
+    );
+    assert!(
+        app.exported_file(&saved.path).is_ok(),
+        "the window may show it in its folder"
+    );
 }

@@ -1,6 +1,8 @@
 //! The sessions sidebar and the message list.
 
-use lango_core::app::{AppError, ExportFormat, ExportResult, SessionSummary, SessionsPage};
+use lango_core::app::{
+    AppError, ExportFormat, ExportResult, SessionSummary, SessionsPage, ToolResultText,
+};
 use lango_core::store::{FindMatches, SearchResults, SessionCursor, StoredMessage};
 use tauri::State;
 
@@ -73,15 +75,30 @@ pub async fn page_messages(
         .await
 }
 
-/// The whole result of a tool call whose page carried only its first part.
+/// More of a tool call's result than its page carried (at most what a card can show).
 #[tauri::command]
 pub async fn tool_result(
     state: State<'_, AppState>,
     key: String,
     seq: i64,
     call_id: String,
-) -> Result<String, AppError> {
+) -> Result<ToolResultText, AppError> {
     state.app().await?.tool_result(&key, seq, &call_id).await
+}
+
+/// Saves a tool call's whole result to a file in Downloads; where it went.
+#[tauri::command]
+pub async fn save_tool_result(
+    state: State<'_, AppState>,
+    key: String,
+    seq: i64,
+    call_id: String,
+) -> Result<ExportResult, AppError> {
+    state
+        .app()
+        .await?
+        .save_tool_result(&key, seq, &call_id)
+        .await
 }
 
 #[tauri::command]

@@ -167,6 +167,18 @@ pub struct ExportResult {
     pub bytes: usize,
 }
 
+/// A stored tool result as the card's "Show all" shows it: at most its first
+/// `SHOWN_RESULT_BYTES` (more would freeze the window while laid out).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolResultText {
+    pub text: String,
+    /// The whole result's size in bytes.
+    pub bytes: usize,
+    /// False when `text` is only the result's start.
+    pub complete: bool,
+}
+
 /// What the user's data takes on disk (Settings → About).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]

@@ -222,7 +222,7 @@ impl App {
         Ok(wanted)
     }
 
-    fn exports(&self) -> std::sync::MutexGuard<'_, Vec<PathBuf>> {
+    pub(super) fn exports(&self) -> std::sync::MutexGuard<'_, Vec<PathBuf>> {
         // A panic while holding this list leaves it usable: it is only a list of paths.
         self.inner
             .exports
@@ -230,7 +230,7 @@ impl App {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    fn export_dir(&self) -> PathBuf {
+    pub(super) fn export_dir(&self) -> PathBuf {
         if let Some(dir) = &self.inner.paths.export_dir {
             return dir.clone();
         }

@@ -1,17 +1,26 @@
 //! Large tool results and the window: a message page carries only the first part of a
 //! result over [`PAGE_RESULT_BYTES`] (and its whole size), so opening a conversation, or its
-//! reload after each turn, never ships megabytes that the card keeps behind "Show all"; the
-//! card asks for the whole result ([`App::tool_result`]) when the user wants it.
+//! reload after each turn, never ships megabytes that the card keeps behind "Show all". The
+//! card asks for more when the user wants it ([`App::tool_result`]: at most
+//! [`SHOWN_RESULT_BYTES`], since WebKit takes ~0.6 s a megabyte to lay such text out), and
+//! the whole result can be saved to a file ([`App::save_tool_result`]).
 //!
-//! Owns that cut. The store keeps every result whole.
+//! Owns those cuts. The store keeps every result whole.
 
+use std::path::PathBuf;
+
+use serde_json::Value;
+
+use super::dto::{ExportResult, ToolResultText};
 use super::{App, AppError};
-use crate::store::StoredMessage;
+use crate::store::{StoredMessage, ToolCall};
 
 /// A result up to this size reaches the window whole.
 pub const PAGE_RESULT_BYTES: usize = 64 * 1024;
 /// What a page keeps of a larger one: more than the card's preview shows.
 const HEAD_BYTES: usize = 16 * 1024;
+/// The most "Show all" shows.
+pub const SHOWN_RESULT_BYTES: usize = 512 * 1024;
 
 /// Cuts each large whole result in `messages` to its first part, noting its size.
 pub(super) fn cut_for_page(messages: &mut [StoredMessage]) {
@@ -25,24 +34,102 @@ pub(super) fn cut_for_page(messages: &mut [StoredMessage]) {
         };
         if full.len() > PAGE_RESULT_BYTES {
             meta.full_output_bytes = Some(full.len() as u64);
-            let mut end = HEAD_BYTES;
-            while !full.is_char_boundary(end) {
-                end -= 1;
-            }
-            full.truncate(end);
+            full.truncate(char_floor(full, HEAD_BYTES));
         }
     }
 }
 
+/// The largest char boundary of `text` at or below `at`.
+fn char_floor(text: &str, at: usize) -> usize {
+    let mut end = at.min(text.len());
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    end
+}
+
+/// The result as a file: the text when it is only text (`{"content": "…"}`), else its JSON
+/// laid out; and the file's extension.
+fn as_file(whole: &str) -> (String, &'static str) {
+    match serde_json::from_str::<Value>(whole) {
+        Ok(Value::Object(map))
+            if map.len() == 1 && map.get("content").is_some_and(Value::is_string) =>
+        {
+            (
+                map["content"].as_str().unwrap_or_default().to_owned(),
+                "txt",
+            )
+        }
+        Ok(value) => (
+            serde_json::to_string_pretty(&value).unwrap_or_else(|_| whole.to_owned()),
+            "json",
+        ),
+        Err(_) => (whole.to_owned(), "txt"),
+    }
+}
+
 impl App {
-    /// The whole result of tool call `call_id` in the message at `seq` of conversation
-    /// `key`: what "Show all" shows when the page had only its first part.
+    /// The result of tool call `call_id` in the message at `seq` of conversation `key`, up
+    /// to [`SHOWN_RESULT_BYTES`]: what "Show all" shows when the page had only its start.
     pub async fn tool_result(
         &self,
         key: &str,
         seq: i64,
         call_id: &str,
-    ) -> Result<String, AppError> {
+    ) -> Result<ToolResultText, AppError> {
+        let mut text = self.whole_result(key, seq, call_id).await?.1;
+        let bytes = text.len();
+        text.truncate(char_floor(&text, SHOWN_RESULT_BYTES));
+        let complete = text.len() == bytes;
+        Ok(ToolResultText {
+            text,
+            bytes,
+            complete,
+        })
+    }
+
+    /// Writes the whole result of tool call `call_id` to a file in the Downloads folder
+    /// (like an export; the window may then show it in the file manager) and returns where.
+    pub async fn save_tool_result(
+        &self,
+        key: &str,
+        seq: i64,
+        call_id: &str,
+    ) -> Result<ExportResult, AppError> {
+        let (call, whole) = self.whole_result(key, seq, call_id).await?;
+        let (text, ext) = as_file(&whole);
+        let dir = self.export_dir();
+        std::fs::create_dir_all(&dir).map_err(|e| {
+            AppError::new("export", format!("cannot create {}: {e}", dir.display()))
+        })?;
+        let tool = call
+            .meta
+            .as_ref()
+            .and_then(|m| m.tool.clone())
+            .unwrap_or(call.name);
+        let stem = match crate::export::portable_stem(&tool, "").as_str() {
+            "" => "Lango - tool result".to_owned(),
+            name => format!("Lango - {name} result"),
+        };
+        let path = free_name(&dir, &stem, ext);
+        std::fs::write(&path, text.as_bytes()).map_err(|e| {
+            AppError::new("export", format!("cannot write {}: {e}", path.display()))
+        })?;
+        let shown = path.display().to_string();
+        self.exports().push(path);
+        Ok(ExportResult {
+            path: shown,
+            bytes: text.len(),
+        })
+    }
+
+    /// The call and its whole stored result (the prompt's copy when nothing was cut).
+    async fn whole_result(
+        &self,
+        key: &str,
+        seq: i64,
+        call_id: &str,
+    ) -> Result<(ToolCall, String), AppError> {
         let calls = self.inner.store.tool_calls_at(key, seq).await?;
         let call = calls.into_iter().find(|c| c.id == call_id).ok_or_else(|| {
             AppError::new(
@@ -50,14 +137,30 @@ impl App {
                 format!("the result of tool call {call_id} is not in this conversation"),
             )
         })?;
-        Ok(call.meta.and_then(|m| m.full_output).unwrap_or(call.output))
+        let whole = call
+            .meta
+            .as_ref()
+            .and_then(|m| m.full_output.clone())
+            .unwrap_or_else(|| call.output.clone());
+        Ok((call, whole))
     }
+}
+
+/// `dir/stem.ext`, or `dir/stem (2).ext` … whichever does not exist yet.
+fn free_name(dir: &std::path::Path, stem: &str, ext: &str) -> PathBuf {
+    let mut path = dir.join(format!("{stem}.{ext}"));
+    let mut n = 2;
+    while path.exists() {
+        path = dir.join(format!("{stem} ({n}).{ext}"));
+        n += 1;
+    }
+    path
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::{ToolCall, ToolCallMeta};
+    use crate::store::ToolCallMeta;
 
     fn message_with_result(full: Option<String>) -> StoredMessage {
         let call = ToolCall {
@@ -115,5 +218,25 @@ mod tests {
         assert_eq!(meta(&page[0]).full_output_bytes, Some(whole.len() as u64));
         assert_eq!(meta(&page[1]).full_output, None);
         assert_eq!(page[1].tool_calls[0].output, "cut copy");
+    }
+
+    #[test]
+    fn a_text_result_is_saved_as_its_text_and_anything_else_as_laid_out_json() {
+        let (text, ext) = as_file(r#"{"content":"line 1\nline 2"}"#);
+        assert_eq!((text.as_str(), ext), ("line 1\nline 2", "txt"));
+        let (text, ext) = as_file(r#"{"content":"x","structuredContent":{"n":1}}"#);
+        assert_eq!(ext, "json");
+        assert!(text.contains("\n  \"structuredContent\": {\n"), "{text}");
+        let (text, ext) = as_file("not json");
+        assert_eq!((text.as_str(), ext), ("not json", "txt"));
+    }
+
+    #[test]
+    fn a_saved_result_never_overwrites_a_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let first = free_name(dir.path(), "Lango - read result", "txt");
+        std::fs::write(&first, "a").unwrap();
+        let second = free_name(dir.path(), "Lango - read result", "txt");
+        assert_eq!(second.file_name().unwrap(), "Lango - read result (2).txt");
     }
 }

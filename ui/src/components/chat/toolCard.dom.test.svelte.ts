@@ -1,11 +1,11 @@
 // Mounted and clicked (npm run test:dom): a large tool result whose page carried only its
-// start — "Show all" reads the whole one from the engine, shows it, and says so in plain
-// words when it cannot.
+// start — "Show all" reads more from the engine (all of it, or its first 512 KB saying so),
+// "Save the whole result to a file" writes it to Downloads, and failures say so in plain words.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { flushSync, mount, unmount } from 'svelte';
 import { settle } from '../settle.testing';
 
-const commands = vi.hoisted(() => ({ toolResult: vi.fn() }));
+const commands = vi.hoisted(() => ({ toolResult: vi.fn(), saveToolResult: vi.fn(), showExport: vi.fn() }));
 vi.mock('../../lib/api/commands', () => commands);
 
 const { default: ToolCard } = await import('./ToolCard.svelte');
@@ -27,15 +27,20 @@ function largeCard(id: string) {
   });
 }
 
-function showAllButton(): HTMLButtonElement {
-  const button = [...document.querySelectorAll('button')].find((b) => /Show all|Show less|Reading/.test(b.textContent ?? ''));
-  if (!button) throw new Error('no Show all button');
-  return button as HTMLButtonElement;
+function button(text: RegExp): HTMLButtonElement {
+  const found = [...document.querySelectorAll('button')].find((b) => text.test(b.textContent ?? ''));
+  if (!found) throw new Error(`no button ${text}`);
+  return found as HTMLButtonElement;
 }
+const showAllButton = () => button(/Show all|Show less|Reading/);
 
 describe('a large tool result on the card', () => {
   it('"Show all" reads the whole result and shows it pretty-printed', async () => {
-    commands.toolResult.mockResolvedValue('{"content":"line 1\\nline 2\\nline 3 at the very end"}');
+    commands.toolResult.mockResolvedValue({
+      text: '{"content":"line 1\\nline 2\\nline 3 at the very end"}',
+      bytes: 48,
+      complete: true,
+    });
     mounted = mount(ToolCard, { target: document.body, props: { card: largeCard('big1'), cardKey: 'k-big1' } });
     flushSync();
     expect(document.querySelector('pre.json:last-of-type')?.textContent).not.toContain('very end');
@@ -46,6 +51,27 @@ describe('a large tool result on the card', () => {
     const shown = [...document.querySelectorAll('pre.json')].map((p) => p.textContent).join('\n');
     expect(shown).toContain('"content": "line 1\\nline 2\\nline 3 at the very end"');
     expect(showAllButton().textContent).toContain('Show less');
+    expect(document.querySelector('[data-testid="tool-result-note"]')?.textContent).not.toContain('Showing the first');
+  });
+
+  it('a result too large to lay out is shown up to 512 KB, saying so, and can be saved whole', async () => {
+    commands.toolResult.mockResolvedValue({ text: '{"content":"the first half kilobyte…', bytes: 3 * 1024 * 1024, complete: false });
+    commands.saveToolResult.mockResolvedValue({ path: '/home/me/Downloads/Lango - read_text_file result.txt', bytes: 3 * 1024 * 1024 });
+    mounted = mount(ToolCard, { target: document.body, props: { card: largeCard('big3'), cardKey: 'k-big3' } });
+    flushSync();
+    showAllButton().click();
+    await settle();
+    const note = () => document.querySelector('[data-testid="tool-result-note"]')?.textContent ?? '';
+    // A cut start is not JSON: shown as it came.
+    expect([...document.querySelectorAll('pre.json')].map((p) => p.textContent)).toContain('{"content":"the first half kilobyte…');
+    expect(note()).toContain('Showing the first 38 bytes of 3.0 MB.');
+    button(/Save the whole result/).click();
+    await settle();
+    expect(commands.saveToolResult).toHaveBeenCalledWith('chat-1', 4, 'big3');
+    expect(note()).toContain('Saved to /home/me/Downloads/Lango - read_text_file result.txt');
+    button(/Show in folder/).click();
+    await settle();
+    expect(commands.showExport).toHaveBeenCalledWith('/home/me/Downloads/Lango - read_text_file result.txt');
   });
 
   it('a result that cannot be read says so and keeps the start shown', async () => {

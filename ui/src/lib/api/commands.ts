@@ -41,6 +41,7 @@ import type {
   StorageUsage,
   StoredMessage,
   ToolPolicy,
+  ToolResultText,
   TurnOutcome,
   UpdateCheck,
   ValidationReport,
@@ -93,9 +94,12 @@ export const search = (query: string, sessionKey: string | null = null, limit = 
   call<SearchResults>('search', { query, sessionKey, limit, offset });
 export const pageMessages = (key: string, beforeSeq: number | null, limit = 100) =>
   call<StoredMessage[]>('page_messages', { key, beforeSeq, limit });
-/** The whole result of a tool call whose page carried only its start (`fullOutputBytes`). */
+/** More of a tool call's result than its page carried (`fullOutputBytes`): at most 512 KB. */
 export const toolResult = (key: string, seq: number, callId: string) =>
-  call<string>('tool_result', { key, seq, callId });
+  call<ToolResultText>('tool_result', { key, seq, callId });
+/** Writes a tool call's whole result to a file in Downloads (`showExport` shows it). */
+export const saveToolResult = (key: string, seq: number, callId: string) =>
+  call<ExportResult>('save_tool_result', { key, seq, callId });
 export const exportSession = (key: string, format: ExportFormat) =>
   call<ExportResult>('export_session', { key, format });
 

@@ -277,6 +277,15 @@ export interface ExportResult {
   bytes: number;
 }
 
+/** A stored tool result as "Show all" shows it (at most 512 KB of it). */
+export interface ToolResultText {
+  text: string;
+  /** The whole result's size in bytes. */
+  bytes: number;
+  /** False when `text` is only the result's start. */
+  complete: boolean;
+}
+
 export interface Observation {
   id: string;
   sessionKey: string;
