@@ -186,6 +186,19 @@ describe('Lango desktop: MCP tools behind the approval card', () => {
     await fake.lastChatRequestShowing(/Echo: no card/);
   });
 
+  test('What the model sees counts the tool definitions sent with every request', async () => {
+    await session.clickCss('#nav-memory');
+    await session.clickCss('#inspector-tab');
+    const row = await session.waitForText('#inspector-tools-row', (t) => /\d+ tools on offer, sent with every request/.test(t), 15_000);
+    const tokens = Number(await session.execute(`return document.querySelector('#inspector-tools-row').dataset.tokens`));
+    // Two servers' names, descriptions and JSON Schemas.
+    assert.ok(tokens > 1_000, `${tokens} tokens: ${row}`);
+    await session.execute(`document.querySelector('#inspector-sections').scrollIntoView()`);
+    await session.screenshot('tools inspector counts tool definitions');
+    await session.clickCss('#nav-chat');
+    await session.waitForElement('#composer-input:not([disabled])', 15_000);
+  });
+
   test('a 1 MB result (976.6 KB): the card shows its start, Show all reads up to 512 KB, and the whole result saves to a file', async () => {
     await sendMessage('Fetch the big one.');
     await waitFor(async () => (await lastAssistantText()).includes('Here is the big one.'), {

@@ -57,7 +57,7 @@ async fn app_with_servers(
     paths.export_dir = Some(home.path().join("exports"));
     let app = App::open(paths).await.expect("app opens");
     let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
-    while app.mcp_servers().first().map(|s| s.state) != Some("ready") {
+    while app.mcp_servers().iter().any(|s| s.state != "ready") {
         assert!(
             tokio::time::Instant::now() < deadline,
             "{:?}",
@@ -277,5 +277,23 @@ async fn a_large_result_reaches_the_window_as_its_start_and_show_all_reads_it_wh
     assert!(
         app.exported_file(&saved.path).is_ok(),
         "the window may show it in its folder"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn what_the_model_sees_counts_the_tool_definitions_sent_with_every_request() {
+    let (_home, _fake, bare) = app_with_servers(vec![], json!({})).await;
+    let before = bare.inspect("t").await.unwrap();
+    let (_home2, _fake2, app) = app_with(vec![]).await;
+    let view = app.inspect("t").await.unwrap();
+    let everything = app.mcp_servers()[0].tools.len();
+    assert!(everything >= 10, "{everything} tools");
+    assert_eq!(view.tool_definitions, before.tool_definitions + everything);
+    // Names, descriptions and JSON Schemas: far from free.
+    assert!(
+        view.tool_definition_tokens > before.tool_definition_tokens + 500,
+        "{} vs {}",
+        view.tool_definition_tokens,
+        before.tool_definition_tokens
     );
 }

@@ -404,6 +404,11 @@ export function previewText(text: string, maxChars = 480, maxLines = 8): string 
   return cut === text ? text : `${cut.trimEnd()}…`;
 }
 
+/** The inspector's hint under "Tool definitions". */
+export function toolDefinitionsHint(count: number): string {
+  return `${groupDigits(count)} ${count === 1 ? 'tool' : 'tools'} on offer, sent with every request`;
+}
+
 export const SECTION_LABELS: Record<string, string> = {
   base: 'Base instructions',
   knowledge: 'Retrieved knowledge',

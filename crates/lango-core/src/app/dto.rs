@@ -237,6 +237,10 @@ pub struct InspectView {
     pub memory_tokens: usize,
     pub memory_budget: Option<usize>,
     pub memory_enabled: bool,
+    /// The tool definitions every model call carries, and their tokens (≈; beside the
+    /// system prompt and the history, outside both budgets).
+    pub tool_definitions: usize,
+    pub tool_definition_tokens: usize,
     /// Retrieval failures while assembling (the request would go out without that section).
     pub errors: Vec<String>,
 }

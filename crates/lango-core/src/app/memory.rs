@@ -117,6 +117,7 @@ impl App {
         let history_budget = turn.history_budget.unwrap_or(engine.history_budget);
         let memory_enabled = engine.memory.is_some();
         let memory = assembled.sections.iter().find(|s| s.name == "memory");
+        let tools = engine.tool_definitions();
         Ok(InspectView {
             system_prompt: assembled.system_prompt.clone(),
             sections: assembled
@@ -136,6 +137,8 @@ impl App {
             memory_tokens: memory.map_or(0, |s| s.tokens),
             memory_budget: engine.memory.as_ref().map(|m| m.config.memory_token_budget),
             memory_enabled,
+            tool_definitions: tools.count,
+            tool_definition_tokens: tools.tokens,
             errors: assembled.errors.clone(),
         })
     }

@@ -7,6 +7,7 @@
 //! REFERENCE §2.5 [FIX]). It must not contain behaviour of its own.
 
 mod models;
+mod tool_definitions;
 
 use std::sync::Arc;
 
@@ -36,6 +37,7 @@ use crate::store::{Store, StoreError};
 use crate::tools::mcp::{McpHub, ServerOptions};
 use models::{chat_router, embedder, memory_provider_problem, observer_llm, secret_store};
 pub use models::{check_images, turn_settings};
+pub use tool_definitions::ToolDefinitions;
 
 #[derive(Debug, thiserror::Error)]
 pub enum EngineError {

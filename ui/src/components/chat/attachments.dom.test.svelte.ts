@@ -305,6 +305,8 @@ const context: InspectView = {
   memoryTokens: 0,
   memoryBudget: null,
   memoryEnabled: false,
+  toolDefinitions: 0,
+  toolDefinitionTokens: 0,
   errors: [],
 };
 

@@ -373,6 +373,9 @@ export interface InspectView {
   memoryTokens: number;
   memoryBudget: number | null;
   memoryEnabled: boolean;
+  /** The tool definitions every model call carries, and their tokens (≈, outside the budgets). */
+  toolDefinitions: number;
+  toolDefinitionTokens: number;
   errors: string[];
 }
 

@@ -74,11 +74,7 @@ impl Runner {
             .into_iter()
             .filter_map(|e| e.content)
             .collect();
-        let mut specs: Vec<ToolSpec> = tools.iter().map(|t| t.spec().clone()).collect();
-        let targets = self.transfer_targets(agent);
-        if !targets.is_empty() && !specs.iter().any(|s| s.name == TRANSFER_TO_AGENT) {
-            specs.push(transfer_spec(&targets));
-        }
+        let specs = self.tool_specs(agent, tools);
         let instruction = match turn.and_then(|t| t.system_prompt.as_ref()) {
             Some(own) if agent.name == self.root.name => own,
             _ => &agent.instruction,
@@ -96,6 +92,22 @@ impl Runner {
                 tools: specs,
             },
         }
+    }
+
+    /// The tool definitions the root agent's next model call carries (what they cost in
+    /// every request is shown beside the history).
+    pub fn next_tool_specs(&self) -> Vec<ToolSpec> {
+        self.tool_specs(&self.root, &self.adapters(&self.root))
+    }
+
+    /// `tools` as definitions, with `transfer_to_agent` when `agent` can hand over.
+    fn tool_specs(&self, agent: &Agent, tools: &[ToolAdapter]) -> Vec<ToolSpec> {
+        let mut specs: Vec<ToolSpec> = tools.iter().map(|t| t.spec().clone()).collect();
+        let targets = self.transfer_targets(agent);
+        if !targets.is_empty() && !specs.iter().any(|s| s.name == TRANSFER_TO_AGENT) {
+            specs.push(transfer_spec(&targets));
+        }
+        specs
     }
 
     /// Who `agent` may hand over to: its sub-agents, then its parent.

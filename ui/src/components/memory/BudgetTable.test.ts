@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { render } from 'svelte/server';
+import BudgetTable from './BudgetTable.svelte';
+import type { InspectView } from '../../lib/api/types';
+
+function view(toolDefinitions: number, toolDefinitionTokens: number): InspectView {
+  return {
+    systemPrompt: 'You are Lango.',
+    sections: [{ name: 'base', tokens: 100, budget: null }],
+    history: [],
+    historyTokens: 500,
+    historyBudget: 32000,
+    summariesNotRepeated: 0,
+    summaryTokensSaved: 0,
+    memoryTokens: 0,
+    memoryBudget: null,
+    memoryEnabled: false,
+    toolDefinitions,
+    toolDefinitionTokens,
+    errors: [],
+  };
+}
+
+describe('the inspector budget table', () => {
+  it('counts the tool definitions every request carries, in a row and in the total', () => {
+    const { body } = render(BudgetTable, { props: { view: view(30, 3700), promptTokens: 100 } });
+    expect(body).toContain('Tool definitions');
+    expect(body).toContain('30 tools on offer, sent with every request');
+    expect(body).toContain('≈ 3,700');
+    expect(body).toMatch(/id="inspector-total"[^>]*>4,300</);
+    expect(body).toContain('system prompt 100 tokens + tools 3,700 tokens + history 500 tokens');
+  });
+
+  it('has no tools row when no tool is on offer', () => {
+    const { body } = render(BudgetTable, { props: { view: view(0, 0), promptTokens: 100 } });
+    expect(body).not.toContain('Tool definitions');
+    expect(body).toMatch(/id="inspector-total"[^>]*>600</);
+  });
+});
