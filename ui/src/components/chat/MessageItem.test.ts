@@ -63,3 +63,22 @@ describe('MessageItem reply footer', () => {
     expect(body).not.toContain('data-testid="reply-info"');
   });
 });
+
+describe('MessageItem long messages', () => {
+  const log = Array.from({ length: 5_000 }, (_, i) => `2026-11-29 line ${i} of a pasted log`).join('\n');
+
+  it('a pasted log of 170 KB shows its start with "Show more", not all of it', () => {
+    for (const role of ['user', 'assistant'] as const) {
+      const { body } = render(MessageItem, { props: { row: row({ role, content: log }) } });
+      expect(body).toContain('line 0 of a pasted log');
+      expect(body).not.toContain('line 4999 of a pasted log');
+      expect(body).toMatch(/Show more \(\d+\.\d KB more\)/);
+    }
+  });
+
+  it('a short message has no "Show more"', () => {
+    const { body } = render(MessageItem, { props: { row: row({ role: 'user', content: 'hi' }) } });
+    expect(body).not.toContain('Show more');
+    expect(body).not.toContain('data-testid="long-message"');
+  });
+});
