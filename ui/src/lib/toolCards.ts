@@ -144,12 +144,12 @@ export interface Preview {
   hidden: number;
 }
 
-/** The first `maxLines` lines / `maxChars` characters of a result, and how much is left out. */
 /** The "Show all" button's text: what is hidden, or a large result's whole size. */
 export function showAllLabel(hiddenChars: number, rest: ResultRest | null): string {
   return rest ? `Show all (${formatSize(rest.bytes)})` : `Show all (${hiddenChars.toLocaleString('en-US')} more characters)`;
 }
 
+/** The first `maxLines` lines / `maxChars` characters of a result, and how much is left out. */
 export function previewText(text: string, maxChars = 4000, maxLines = 60): Preview {
   let end = Math.min(text.length, maxChars);
   let line = 0;

@@ -164,10 +164,7 @@ impl App {
             ExportFormat::Markdown => "md",
             ExportFormat::Json => "json",
         };
-        let dir = self.export_dir();
-        std::fs::create_dir_all(&dir).map_err(|e| {
-            AppError::new("export", format!("cannot create {}: {e}", dir.display()))
-        })?;
+        let dir = self.ready_export_dir()?;
         let stem = file_stem(&session.title, key);
         let mut name = format!("{stem}.{ext}");
         let mut n = 2;
@@ -190,6 +187,12 @@ impl App {
             }
         };
         write_export_files(&dir, &files)?;
+        self.write_export(path, &text)
+    }
+
+    /// Writes `text` to `path` and remembers the file as this window's export (so the window
+    /// may show it in the file manager).
+    pub(super) fn write_export(&self, path: PathBuf, text: &str) -> Result<ExportResult, AppError> {
         std::fs::write(&path, text.as_bytes()).map_err(|e| {
             AppError::new("export", format!("cannot write {}: {e}", path.display()))
         })?;
@@ -199,6 +202,15 @@ impl App {
             path: shown,
             bytes: text.len(),
         })
+    }
+
+    /// The folder exports go in, created when missing.
+    pub(super) fn ready_export_dir(&self) -> Result<PathBuf, AppError> {
+        let dir = self.export_dir();
+        std::fs::create_dir_all(&dir).map_err(|e| {
+            AppError::new("export", format!("cannot create {}: {e}", dir.display()))
+        })?;
+        Ok(dir)
     }
 
     /// The file at `path` if this app exported it (and it is still there): what the desktop
@@ -222,7 +234,7 @@ impl App {
         Ok(wanted)
     }
 
-    pub(super) fn exports(&self) -> std::sync::MutexGuard<'_, Vec<PathBuf>> {
+    fn exports(&self) -> std::sync::MutexGuard<'_, Vec<PathBuf>> {
         // A panic while holding this list leaves it usable: it is only a list of paths.
         self.inner
             .exports
@@ -230,7 +242,7 @@ impl App {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    pub(super) fn export_dir(&self) -> PathBuf {
+    fn export_dir(&self) -> PathBuf {
         if let Some(dir) = &self.inner.paths.export_dir {
             return dir.clone();
         }

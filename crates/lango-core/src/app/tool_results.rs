@@ -98,10 +98,7 @@ impl App {
     ) -> Result<ExportResult, AppError> {
         let (call, whole) = self.whole_result(key, seq, call_id).await?;
         let (text, ext) = as_file(&whole);
-        let dir = self.export_dir();
-        std::fs::create_dir_all(&dir).map_err(|e| {
-            AppError::new("export", format!("cannot create {}: {e}", dir.display()))
-        })?;
+        let dir = self.ready_export_dir()?;
         let tool = call
             .meta
             .as_ref()
@@ -111,16 +108,7 @@ impl App {
             "" => "Lango - tool result".to_owned(),
             name => format!("Lango - {name} result"),
         };
-        let path = free_name(&dir, &stem, ext);
-        std::fs::write(&path, text.as_bytes()).map_err(|e| {
-            AppError::new("export", format!("cannot write {}: {e}", path.display()))
-        })?;
-        let shown = path.display().to_string();
-        self.exports().push(path);
-        Ok(ExportResult {
-            path: shown,
-            bytes: text.len(),
-        })
+        self.write_export(free_name(&dir, &stem, ext), &text)
     }
 
     /// The call and its whole stored result (the prompt's copy when nothing was cut).
