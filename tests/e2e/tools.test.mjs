@@ -187,9 +187,20 @@ describe('Lango desktop: MCP tools behind the approval card', () => {
   });
 
   test('What the model sees counts the tool definitions sent with every request', async () => {
+    // Both servers ready first: the inspector shows what a request would carry now.
+    await session.clickCss('#nav-settings');
+    for (const name of ['everything', 'fault']) {
+      await session.waitForElement(`[data-testid="mcp-server"][data-name="${name}"][data-state="ready"]`, 30_000);
+    }
     await session.clickCss('#nav-memory');
     await session.clickCss('#inspector-tab');
-    const row = await session.waitForText('#inspector-tools-row', (t) => /\d+ tools on offer, sent with every request/.test(t), 15_000);
+    let row;
+    try {
+      row = await session.waitForText('#inspector-tools-row', (t) => /\d+ tools on offer, sent with every request/.test(t), 15_000);
+    } catch (err) {
+      const shown = await session.execute(`return document.querySelector('#inspector')?.innerText ?? document.body.innerText`);
+      throw new Error(`${err.message}; the inspector showed: ${shown.slice(0, 1500)}`);
+    }
     const tokens = Number(await session.execute(`return document.querySelector('#inspector-tools-row').dataset.tokens`));
     // Two servers' names, descriptions and JSON Schemas.
     assert.ok(tokens > 1_000, `${tokens} tokens: ${row}`);

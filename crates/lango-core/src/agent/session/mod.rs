@@ -20,6 +20,7 @@ mod session;
 mod truncate;
 
 pub use cleanup::{close_dangling_calls, INTERRUPTED_TOOL_OUTPUT};
+pub use convert::is_tool_role;
 pub use events::EventsAdapter;
 pub use fit::CUT_MARKER;
 pub use service::SessionServiceAdapter;
