@@ -211,13 +211,13 @@ function storedCard(call: ToolCall | null, result: ToolCall | null, place: Resul
   // The card shows the whole result; the model may have had a cut copy (`output`).
   const output = meta?.fullOutput ?? result?.output ?? '';
   // A large result is on the page as its start only: no JSON to pretty-print yet.
-  const partial = result && place && meta?.fullOutputBytes ? meta.fullOutputBytes : null;
+  const rest = result && place && meta?.fullOutputBytes ? { ...place, callId: id, bytes: meta.fullOutputBytes } : null;
   return newToolCard(id, name, {
     server: pick('server') ?? null,
     tool: pick('tool') ?? null,
     args: call ? prettyJson(call.input ?? '') : '',
-    result: result ? (partial ? output : prettyJson(hideShownImageData(output))) : null,
-    resultRest: partial && place ? { ...place, callId: id, bytes: partial } : null,
+    result: result ? (rest ? output : prettyJson(hideShownImageData(output))) : null,
+    resultRest: rest,
     status: result ? parseStatus(pick('status')) : 'noResult',
     durationMs: pick('durationMs') ?? null,
     promptTokens: pick('promptTokens') ?? null,
