@@ -1,12 +1,17 @@
 // A real MCP server on the official TypeScript SDK that misbehaves on purpose, for Lango's
 // tests of what a careless or broken server must not do to a conversation.
 //   node fault-server.mjs [--garbage] [--hang-init] [--exit-at-start]
+//   node fault-server.mjs --http [--json]   (Streamable HTTP on $PORT, stateless; answers as
+//                                            SSE events, or as JSON bodies with --json; a call
+//                                            of "bad_gateway" gets a proxy's HTML 502)
 // Tools: echo, big (n bytes of text), sleep (ms; logs a cancellation to $FAULT_LOG),
 // crash (exits mid-call), add_tool (adds a tool: the SDK sends tools/list_changed),
 // env (the names of its environment variables), image (a tiny PNG).
 import { appendFileSync } from 'node:fs';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { createServer } from 'node:http';
 import { z } from 'zod';
 
 const args = new Set(process.argv.slice(2));
@@ -21,8 +26,43 @@ if (args.has('--hang-init')) {
   console.error('fault-server: never answering initialize');
   process.stdin.resume();
   setInterval(() => {}, 1 << 30);
+} else if (args.has('--http')) {
+  // Stateless: a server and transport for each request, as the SDK's examples do.
+  createServer(async (req, res) => {
+    const chunks = [];
+    for await (const chunk of req) chunks.push(chunk);
+    const body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : undefined;
+    if (body?.params?.name === 'bad_gateway') {
+      // What a proxy in front of a server says when the server behind it failed.
+      res.writeHead(502, { 'content-type': 'text/html' }).end('<html><h1>502 Bad Gateway</h1></html>');
+      return;
+    }
+    const server = withTools(new McpServer({ name: 'fault-server', version: '1.0.0' }));
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: args.has('--json'),
+    });
+    res.on('close', () => { transport.close(); server.close(); });
+    await server.connect(transport);
+    await transport.handleRequest(req, res, body);
+  }).listen(Number(process.env.PORT ?? 0), '127.0.0.1');
 } else {
-  const server = new McpServer({ name: 'fault-server', version: '1.0.0' });
+  const server = withTools(new McpServer({ name: 'fault-server', version: '1.0.0' }));
+  if (args.has('--garbage')) {
+    // Lines on stdout that are not JSON-RPC: a careless server's console.log.
+    process.stdout.write('Server starting... (this is not JSON)\n{"half": \n\u001b[31mcolour\u001b[0m\n');
+  }
+  await server.connect(new StdioServerTransport());
+  if (args.has('--garbage')) {
+    setInterval(() => process.stdout.write('tick: not json\n'), 200);
+  }
+}
+
+/** The fault server's tools, registered on `server`. */
+function withTools(server) {
+  server.tool('bad_gateway', 'Over HTTP: answered by a 502 page instead', {}, async () => ({
+    content: [{ type: 'text', text: 'not over HTTP' }],
+  }));
   server.tool('echo', 'Echoes the message', { message: z.string() }, async ({ message }) => ({
     content: [{ type: 'text', text: `Echo: ${message}` }],
   }));
@@ -61,12 +101,5 @@ if (args.has('--hang-init')) {
       { type: 'image', mimeType: 'image/png', data: 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==' },
     ],
   }));
-  if (args.has('--garbage')) {
-    // Lines on stdout that are not JSON-RPC: a careless server's console.log.
-    process.stdout.write('Server starting... (this is not JSON)\n{"half": \n\u001b[31mcolour\u001b[0m\n');
-  }
-  await server.connect(new StdioServerTransport());
-  if (args.has('--garbage')) {
-    setInterval(() => process.stdout.write('tick: not json\n'), 200);
-  }
+  return server;
 }

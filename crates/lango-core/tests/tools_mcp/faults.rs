@@ -251,6 +251,105 @@ async fn a_keychain_reference_in_env_reaches_the_server_but_not_the_settings() {
     assert!(text.contains("tok-123-secret"), "{text}");
 }
 
+/// A server over HTTP whose answer is over the limit, as an SSE event (`json`: false) or a
+/// JSON body: the call fails at once saying so, and the next call works.
+async fn an_answer_too_large_over_http_fails_its_call(json_body: bool) {
+    let flags: &[&str] = if json_body {
+        &["--http", "--json"]
+    } else {
+        &["--http"]
+    };
+    let server = http_server("fault-server.mjs", flags).await;
+    let hub = hub(vec![("remote", remote(&server.url))]).await;
+    assert_eq!(
+        state(&hub, "remote"),
+        ServerState::Ready,
+        "{:?}",
+        hub.describe()
+    );
+    let started = std::time::Instant::now();
+    let big = tool(&hub, "remote__big");
+    let call = big.run_output(ctx(), args(json!({"bytes": 17_000_000})));
+    // Before, the SDK ended the answer's stream (or refused the body) without telling the
+    // call, which waited for the runner's timeout and was then reported as "timed out".
+    let err = tokio::time::timeout(Duration::from_secs(60), call)
+        .await
+        .expect("the call got no answer: the too-large answer was dropped")
+        .unwrap_err();
+    assert!(
+        err.contains("the answer from \"remote\" was too large to read: more than the 16.0 MB Lango accepts from a tool"),
+        "{err}"
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(30),
+        "{:?}",
+        started.elapsed()
+    );
+    let out = tool(&hub, "remote__echo")
+        .run_output(ctx(), args(json!({"message": "after"})))
+        .await
+        .unwrap();
+    assert_eq!(out.value["content"], json!("Echo: after"));
+    hub.shutdown();
+}
+
+#[tokio::test]
+async fn an_answer_too_large_over_http_as_an_sse_event_fails_its_call_at_once() {
+    an_answer_too_large_over_http_fails_its_call(false).await;
+}
+
+#[tokio::test]
+async fn an_answer_too_large_over_http_as_a_json_body_fails_its_call_at_once() {
+    an_answer_too_large_over_http_fails_its_call(true).await;
+}
+
+#[tokio::test]
+async fn a_remote_server_refusing_a_request_too_large_for_it_fails_the_call_at_once_with_its_words()
+{
+    // server-everything takes request bodies up to 4 MB and answers a larger one with HTTP 413
+    // and a JSON-RPC error without an id. Before, the SDK could not match that answer to the
+    // call, which waited for its timeout.
+    let server = http_server(
+        "node_modules/@modelcontextprotocol/server-everything/dist/index.js",
+        &["streamableHttp"],
+    )
+    .await;
+    let hub = hub(vec![("remote", remote(&server.url))]).await;
+    let echo = tool(&hub, "remote__echo");
+    let call = echo.run_output(ctx(), args(json!({"message": "y".repeat(5_000_000)})));
+    let err = tokio::time::timeout(Duration::from_secs(30), call)
+        .await
+        .expect("the call got no answer: the refusal was dropped")
+        .unwrap_err();
+    assert!(
+        err.contains("the server \"remote\" answered with an error: Payload Too Large"),
+        "{err}"
+    );
+    let out = echo
+        .run_output(ctx(), args(json!({"message": "smaller"})))
+        .await
+        .unwrap();
+    assert_eq!(out.value["content"], json!("Echo: smaller"));
+    hub.shutdown();
+}
+
+#[tokio::test]
+async fn a_remote_server_behind_a_failing_proxy_fails_the_call_with_the_http_status_not_as_stopped()
+{
+    let server = http_server("fault-server.mjs", &["--http"]).await;
+    let hub = hub(vec![("remote", remote(&server.url))]).await;
+    let err = tool(&hub, "remote__bad_gateway")
+        .run_output(ctx(), args(json!({})))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        err, "the server \"remote\" answered with an error: HTTP 502 Bad Gateway",
+        "before, it read \"the server stopped while the tool was running\""
+    );
+    assert_eq!(state(&hub, "remote"), ServerState::Ready);
+    hub.shutdown();
+}
+
 #[tokio::test]
 async fn an_answer_too_large_to_read_fails_its_call_with_the_size_and_the_server_stays_usable() {
     let log = tempfile::NamedTempFile::new().unwrap();

@@ -132,3 +132,44 @@ pub fn alive(pid: u32) -> bool {
         Err(_) => false,
     }
 }
+
+/// A server run by the test itself on a free local port, speaking Streamable HTTP; killed
+/// when dropped.
+pub struct HttpServer {
+    pub url: String,
+    _child: tokio::process::Child,
+}
+
+/// Starts `node <script> <args>` with `PORT` set and waits until it accepts connections.
+pub async fn http_server(script: &str, args: &[&str]) -> HttpServer {
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let child = tokio::process::Command::new("node")
+        .arg(servers_dir().join(script))
+        .args(args)
+        .env("PORT", port.to_string())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("node");
+    let up = eventually(Duration::from_secs(15), || {
+        std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
+    })
+    .await;
+    assert!(up, "the HTTP server {script} did not start");
+    HttpServer {
+        url: format!("http://127.0.0.1:{port}/mcp"),
+        _child: child,
+    }
+}
+
+/// Settings for the server at `url`, without headers.
+pub fn remote(url: &str) -> McpServerSettings {
+    McpServerSettings::with_transport(McpTransport::Http {
+        url: url.to_owned(),
+        headers: Default::default(),
+    })
+}

@@ -13,7 +13,6 @@ use rmcp::model::{
     CallToolRequest, CallToolRequestParams, ClientConfig, ClientRequest, ServerResult,
 };
 use rmcp::service::{NotificationContext, PeerRequestOptions, RunningService};
-use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::{ClientHandler, Peer, RoleClient, ServiceExt};
 use serde_json::{json, Map, Value};
 use tokio::io::AsyncBufReadExt;
@@ -21,9 +20,9 @@ use tokio::sync::watch;
 
 use super::env;
 use super::error::{stderr_suffix, McpError};
-use super::oversized::megabytes;
+use super::oversized::{megabytes, OversizedAnswers, MAX_MESSAGE_BYTES};
 use super::stderr_log::StderrLog;
-use super::stdio::{OversizedAnswers, StdioTransport, MAX_MESSAGE_BYTES};
+use super::stdio::StdioTransport;
 use crate::agent::{ProgressSink, ToolHints, ToolProgress};
 use crate::config::McpTransport;
 use crate::secrets::SecretStore;
@@ -44,7 +43,7 @@ struct Shared {
     progress: Arc<Mutex<HashMap<String, ProgressSink>>>,
     /// Bumped on `notifications/tools/list_changed`.
     tools_changed: Option<watch::Sender<u64>>,
-    /// Calls whose answer was over the size limit (stdio).
+    /// Calls whose answer was over the size limit (either transport).
     oversized: OversizedAnswers,
 }
 
@@ -180,7 +179,12 @@ impl Connection {
                 (running, pid)
             }
             McpTransport::Http { url, headers } => {
-                let transport = http_transport(url, headers, options.secrets)?;
+                let transport = super::http::transport(
+                    url,
+                    headers,
+                    options.secrets,
+                    shared.oversized.clone(),
+                )?;
                 let running = tokio::time::timeout(options.start_timeout, handler.serve(transport))
                     .await
                     .map_err(|_| timeout_error(&stderr))?
@@ -318,7 +322,7 @@ impl Connection {
             Ok(Err(e)) => match self.shared.oversized.take(&id_key) {
                 Some(bytes) => Err(McpError::AnswerTooLarge {
                     server: self.server.clone(),
-                    size: megabytes(bytes),
+                    size: bytes.map(megabytes),
                     limit: megabytes(MAX_MESSAGE_BYTES),
                 }),
                 None => Err(self.service_error(e)),
@@ -423,38 +427,4 @@ impl Annotations {
             open_world: self.open_world_hint,
         }
     }
-}
-
-fn http_transport(
-    url: &str,
-    headers: &std::collections::BTreeMap<String, String>,
-    secrets: Option<&SecretStore>,
-) -> Result<StreamableHttpClientTransport<reqwest::Client>, McpError> {
-    use reqwest::header::{HeaderName, HeaderValue};
-    let mut custom = HashMap::new();
-    for (name, value) in env::resolve_secrets(headers, secrets)? {
-        let header = HeaderName::from_bytes(name.as_bytes()).map_err(|e| McpError::Spawn {
-            command: url.to_owned(),
-            reason: format!("header \"{name}\" is not a valid header name ({e})"),
-        })?;
-        let value = HeaderValue::from_str(&value).map_err(|_| McpError::Spawn {
-            command: url.to_owned(),
-            reason: format!("the value of header \"{name}\" is not valid in a header"),
-        })?;
-        custom.insert(header, value);
-    }
-    let client = reqwest::Client::builder()
-        .user_agent(concat!("lango/", env!("CARGO_PKG_VERSION")))
-        .connect_timeout(Duration::from_secs(10))
-        .build()
-        .map_err(|e| McpError::Spawn {
-            command: url.to_owned(),
-            reason: e.to_string(),
-        })?;
-    let config =
-        rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig::with_uri(
-            url.to_owned(),
-        )
-        .custom_headers(custom);
-    Ok(StreamableHttpClientTransport::with_client(client, config))
 }

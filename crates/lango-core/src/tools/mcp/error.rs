@@ -21,10 +21,11 @@ pub enum McpError {
     ServerGone { server: String, stderr: String },
     #[error("the server \"{server}\" answered with an error: {message}")]
     Protocol { server: String, message: String },
-    #[error("the answer from \"{server}\" was too large to read: {size}, more than the {limit} Lango accepts from a tool. Ask for a smaller part (a range of lines, a narrower query)")]
+    #[error("the answer from \"{server}\" was too large to read: {}more than the {limit} Lango accepts from a tool. Ask for a smaller part (a range of lines, a narrower query)", .size.as_deref().map(|s| format!("{s}, ")).unwrap_or_default())]
     AnswerTooLarge {
         server: String,
-        size: String,
+        /// Its whole size, when the transport saw its end (stdio does; HTTP stops at the limit).
+        size: Option<String>,
         limit: String,
     },
     #[error("no MCP server is named \"{0}\"")]

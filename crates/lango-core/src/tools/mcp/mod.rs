@@ -4,8 +4,8 @@
 //! - `server`: one server's life (start, list, restart with backoff, status, stderr).
 //! - `connection`: the SDK: stdio child or Streamable HTTP, initialize, list, call,
 //!   progress, cancellation.
-//! - `stdio`, `oversized`: a child's pipes with a bound on one message; an answer over it
-//!   fails its call at once, saying how large it was.
+//! - `stdio`, `http`, `oversized`: a child's pipes, and the HTTP client, with a bound on one
+//!   message; an answer over it fails its call at once, saying how large it was.
 //! - `tool`: a server's tool as an agent [`Tool`](crate::agent::Tool), with its approval policy.
 //! - `names`: `server__tool` names valid for every provider, unique.
 //! - `result`: a call result as the model and the user's card see it.
@@ -14,6 +14,7 @@
 mod connection;
 mod env;
 mod error;
+mod http;
 mod hub;
 mod names;
 mod oversized;

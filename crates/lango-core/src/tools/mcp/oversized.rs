@@ -6,7 +6,14 @@
 //! write the `id` before the result (Python SDK: `{"jsonrpc":"2.0","id":2,"result":…}`) or
 //! after it (TypeScript SDK: `{"result":…,"jsonrpc":"2.0","id":2}`); both are read.
 
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
 use serde_json::{json, Value};
+
+/// The most one message from a server may take (the SDK's own default line limit, and its
+/// HTTP transport's limit on an event or a JSON body).
+pub const MAX_MESSAGE_BYTES: usize = 16 * 1024 * 1024;
 
 /// Bytes of a message's start and end kept while the middle is skipped.
 pub const EDGE_BYTES: usize = 4096;
@@ -14,6 +21,23 @@ pub const EDGE_BYTES: usize = 4096;
 /// The JSON-RPC error code of the answer put in an oversized response's place ("internal
 /// error": the client, not the server, refused it).
 pub const TOO_LARGE_CODE: i64 = -32603;
+
+/// Requests (by their id as JSON text) whose answer was too large, with its size in bytes
+/// (`None` when the transport stopped reading at the limit and never saw the end).
+#[derive(Clone, Default)]
+pub struct OversizedAnswers(Arc<Mutex<HashMap<String, Option<usize>>>>);
+
+impl OversizedAnswers {
+    pub fn insert(&self, id: &Value, bytes: Option<usize>) {
+        let mut map = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        map.insert(id.to_string(), bytes);
+    }
+
+    /// The size of the too-large answer to request `id` (as JSON text), once.
+    pub fn take(&self, id: &str) -> Option<Option<usize>> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).remove(id)
+    }
+}
 
 /// The request id an oversized message answers: `Some` only for a response (its first
 /// non-scalar member is `result` or `error`, and it carries an `id`).
@@ -30,14 +54,16 @@ pub fn response_id(head: &[u8], tail: &[u8]) -> Option<Value> {
     members_from_end(tail).get("id").cloned()
 }
 
-/// The JSON-RPC error answer for request `id` that was `bytes` long.
-pub fn too_large_answer(id: &Value, bytes: usize, limit: usize) -> String {
+/// The JSON-RPC error answer for request `id` that was `bytes` long (`None`: over `limit`,
+/// its whole size unknown).
+pub fn too_large_answer(id: &Value, bytes: Option<usize>, limit: usize) -> String {
+    let size = bytes.map_or_else(|| format!("over {}", megabytes(limit)), megabytes);
     json!({
         "jsonrpc": "2.0",
         "id": id,
         "error": {
             "code": TOO_LARGE_CODE,
-            "message": format!("the answer was {} (the limit is {})", megabytes(bytes), megabytes(limit)),
+            "message": format!("the answer was {size} (the limit is {})", megabytes(limit)),
             "data": {"bytes": bytes, "limit": limit},
         }
     })
@@ -278,8 +304,12 @@ mod tests {
 
     #[test]
     fn the_answer_is_a_json_rpc_error_for_the_same_id_in_plain_sizes() {
-        let answer: Value =
-            serde_json::from_str(&too_large_answer(&json!(4), 42 * 1024 * 1024, 16 << 20)).unwrap();
+        let answer: Value = serde_json::from_str(&too_large_answer(
+            &json!(4),
+            Some(42 * 1024 * 1024),
+            16 << 20,
+        ))
+        .unwrap();
         assert_eq!(answer["id"], json!(4));
         assert_eq!(answer["error"]["code"], json!(TOO_LARGE_CODE));
         assert_eq!(

@@ -7,8 +7,6 @@
 //! the MCP stdio shutdown sequence). It does not decide what a call's error says to the
 //! user (`connection` does, from [`OversizedAnswers`]).
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use process_wrap::tokio::{ChildWrapper, CommandWrap};
@@ -19,30 +17,12 @@ use rmcp::RoleClient;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream};
 use tokio::process::{ChildStderr, ChildStdin};
 
-use super::oversized::{megabytes, response_id, too_large_answer, EDGE_BYTES};
-
-/// The most one message from a server may take (the SDK's own default line limit, and its
-/// HTTP transport's event limit).
-pub const MAX_MESSAGE_BYTES: usize = 16 * 1024 * 1024;
+use super::oversized::{
+    megabytes, response_id, too_large_answer, OversizedAnswers, EDGE_BYTES, MAX_MESSAGE_BYTES,
+};
 
 /// How long a server has to exit after its stdin closed (then SIGTERM, then the same again).
 const EXIT_WAIT: Duration = Duration::from_secs(3);
-
-/// Requests (by their id as JSON text) whose answer was too large, with its size in bytes.
-#[derive(Clone, Default)]
-pub struct OversizedAnswers(Arc<Mutex<HashMap<String, usize>>>);
-
-impl OversizedAnswers {
-    fn insert(&self, id: &serde_json::Value, bytes: usize) {
-        let mut map = self.0.lock().unwrap_or_else(|p| p.into_inner());
-        map.insert(id.to_string(), bytes);
-    }
-
-    /// The size of the too-large answer to request `id` (as JSON text), once.
-    pub fn take(&self, id: &str) -> Option<usize> {
-        self.0.lock().unwrap_or_else(|p| p.into_inner()).remove(id)
-    }
-}
 
 /// The child and its pipes, as the SDK's transport.
 pub struct StdioTransport {
@@ -215,8 +195,8 @@ async fn answer_too_large<W: tokio::io::AsyncWrite + Unpin>(
         return Ok(());
     };
     tracing::warn!(%id, size = %megabytes(line.bytes), "an MCP server's answer is over the size limit");
-    oversized.insert(&id, line.bytes);
-    let mut answer = too_large_answer(&id, line.bytes, limit);
+    oversized.insert(&id, Some(line.bytes));
+    let mut answer = too_large_answer(&id, Some(line.bytes), limit);
     answer.push('\n');
     to.write_all(answer.as_bytes()).await
 }
@@ -280,7 +260,7 @@ mod tests {
             .unwrap()
             .contains("0.3 MB"));
         assert_eq!(lines[2], next.trim_end());
-        assert_eq!(oversized.take("7"), Some(big.len()));
+        assert_eq!(oversized.take("7"), Some(Some(big.len())));
         assert_eq!(oversized.take("7"), None, "taken once");
     }
 
