@@ -1,10 +1,10 @@
 // A real MCP server on the official TypeScript SDK that misbehaves on purpose, for Lango's
 // tests of what a careless or broken server must not do to a conversation.
-//   node fault-server.mjs [--garbage] [--hang-init] [--exit-at-start]
+//   node fault-server.mjs [--garbage] [--hang-init] [--exit-at-start] [--stderr-not-utf8]
 //   node fault-server.mjs --http [--json]   (Streamable HTTP on $PORT, stateless; answers as
 //                                            SSE events, or as JSON bodies with --json; a call
 //                                            of "bad_gateway" gets a proxy's HTML 502)
-// Tools: echo, big (n bytes of text), sleep (ms; logs a cancellation to $FAULT_LOG),
+// Tools: echo, big (n bytes of text), shout (n bytes to stderr), sleep (ms; logs a cancellation to $FAULT_LOG),
 // crash (exits mid-call), add_tool (adds a tool: the SDK sends tools/list_changed),
 // env (the names of its environment variables), image (a tiny PNG).
 import { appendFileSync } from 'node:fs';
@@ -18,6 +18,10 @@ const args = new Set(process.argv.slice(2));
 const log = (line) => process.env.FAULT_LOG && appendFileSync(process.env.FAULT_LOG, `${line}\n`);
 log(`started pid=${process.pid}`);
 
+if (args.has('--stderr-not-utf8')) {
+  // Not UTF-8 (a Windows code page, a binary's junk): a reader wanting text may choke on it.
+  process.stderr.write(Buffer.from([0x66, 0x61, 0x75, 0x6c, 0x74, 0xff, 0xfe, 0x0a]));
+}
 if (args.has('--exit-at-start')) {
   console.error('fault-server: exiting at start on purpose');
   process.exit(3);
@@ -63,6 +67,12 @@ function withTools(server) {
   server.tool('bad_gateway', 'Over HTTP: answered by a 502 page instead', {}, async () => ({
     content: [{ type: 'text', text: 'not over HTTP' }],
   }));
+  server.tool('shout', 'Writes n bytes to stderr (in lines of 100, or as one line), then answers', { bytes: z.number(), oneLine: z.boolean().optional() }, async ({ bytes, oneLine }) => {
+    const line = oneLine ? `${'e'.repeat(bytes)}\n` : `${'e'.repeat(99)}\n`.repeat(Math.ceil(bytes / 100));
+    process.stderr.write(line);
+    process.stderr.write('shouted\n');
+    return { content: [{ type: 'text', text: `wrote ${bytes} bytes to stderr` }] };
+  });
   server.tool('echo', 'Echoes the message', { message: z.string() }, async ({ message }) => ({
     content: [{ type: 'text', text: `Echo: ${message}` }],
   }));

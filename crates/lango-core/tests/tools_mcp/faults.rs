@@ -351,6 +351,64 @@ async fn a_remote_server_behind_a_failing_proxy_fails_the_call_with_the_http_sta
 }
 
 #[tokio::test]
+async fn a_server_whose_stderr_is_not_text_keeps_answering_and_its_log_stays_readable() {
+    let log = tempfile::NamedTempFile::new().unwrap();
+    let hub = hub(vec![("fault", fault(&["--stderr-not-utf8"], log.path()))]).await;
+    let shout = tool(&hub, "fault__shout");
+    // 1 MB to stderr after bytes that are not UTF-8. Before, those bytes ended the reading
+    // and closed the pipe: the log went silent, and a server writing on met a broken pipe.
+    let out = tokio::time::timeout(
+        Duration::from_secs(30),
+        shout.run_output(ctx(), args(json!({"bytes": 1_000_000}))),
+    )
+    .await
+    .expect("the server got stuck writing to its stderr")
+    .unwrap();
+    assert_eq!(out.value["content"], json!("wrote 1000000 bytes to stderr"));
+    let server = hub.server("fault").unwrap();
+    // The stderr reader runs beside the calls: wait for it to reach the end.
+    let shouted = |n: usize| {
+        let tail = server.stderr_tail();
+        tail.iter().filter(|l| *l == "shouted").count() == n
+            && tail.last().is_some_and(|l| l == "shouted")
+    };
+    assert!(
+        eventually(Duration::from_secs(10), || shouted(1)).await,
+        "{:?}",
+        server.stderr_tail().last()
+    );
+    // One line of 20 MB without a break is kept as its first 500 characters.
+    shout
+        .run_output(ctx(), args(json!({"bytes": 20_000_000, "oneLine": true})))
+        .await
+        .unwrap();
+    assert!(
+        eventually(Duration::from_secs(10), || shouted(2)).await,
+        "{:?}",
+        server.stderr_tail().last()
+    );
+    let tail = server.stderr_tail();
+    let long = &tail[tail.len() - 2];
+    assert_eq!(long.chars().count(), 501, "{}", long.len());
+    assert!(long.ends_with('…'));
+}
+
+#[tokio::test]
+async fn bytes_that_are_not_text_in_a_servers_stderr_are_shown_replaced_not_dropped() {
+    let log = tempfile::NamedTempFile::new().unwrap();
+    let hub = hub(vec![("fault", fault(&["--stderr-not-utf8"], log.path()))]).await;
+    let server = hub.server("fault").unwrap();
+    let seen = eventually(Duration::from_secs(10), || {
+        server
+            .stderr_tail()
+            .iter()
+            .any(|l| l == "fault\u{fffd}\u{fffd}")
+    })
+    .await;
+    assert!(seen, "{:?}", server.stderr_tail());
+}
+
+#[tokio::test]
 async fn an_answer_too_large_to_read_fails_its_call_with_the_size_and_the_server_stays_usable() {
     let log = tempfile::NamedTempFile::new().unwrap();
     let hub = hub(vec![("fault", fault(&[], log.path()))]).await;

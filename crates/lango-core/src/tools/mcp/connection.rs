@@ -15,7 +15,6 @@ use rmcp::model::{
 use rmcp::service::{NotificationContext, PeerRequestOptions, RunningService};
 use rmcp::{ClientHandler, Peer, RoleClient, ServiceExt};
 use serde_json::{json, Map, Value};
-use tokio::io::AsyncBufReadExt;
 use tokio::sync::watch;
 
 use super::env;
@@ -161,13 +160,7 @@ impl Connection {
                         })?;
                 let pid = process.id();
                 if let Some(err) = child_stderr {
-                    let log = stderr.clone();
-                    tokio::spawn(async move {
-                        let mut lines = tokio::io::BufReader::new(err).lines();
-                        while let Ok(Some(line)) = lines.next_line().await {
-                            log.push(line);
-                        }
-                    });
+                    tokio::spawn(super::stderr_log::drain(err, stderr.clone()));
                 }
                 let running = tokio::time::timeout(options.start_timeout, handler.serve(process))
                     .await

@@ -1,14 +1,53 @@
 //! The last lines a server wrote to stderr: shown in Settings → Tools and quoted when it
 //! fails. Bounded (lines and their length), and cleaned of terminal control sequences,
-//! since the text comes from a program we do not control.
+//! since the text comes from a program we do not control. Also the reading of that stderr:
+//! to its end whatever it holds, since a reader that stops leaves the server writing into
+//! a closed or full pipe.
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
+
+use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
 
 use crate::text::sanitize;
 
 const MAX_LINES: usize = 200;
 const MAX_LINE_CHARS: usize = 500;
+/// Bytes of one line read before the rest of it is skipped: more than [`MAX_LINE_CHARS`]
+/// characters of any UTF-8, so a cut line still shows as cut.
+const MAX_LINE_BYTES: usize = MAX_LINE_CHARS * 4 + 4;
+
+/// Reads `from` (a server's stderr) to its end into `log`, line by line: bytes that are not
+/// UTF-8 shown as `�`, a line longer than [`MAX_LINE_BYTES`] read on but not kept.
+pub async fn drain<R: AsyncRead + Unpin>(from: R, log: StderrLog) {
+    let mut reader = BufReader::new(from);
+    let mut line = Vec::with_capacity(256);
+    loop {
+        let chunk = match reader.fill_buf().await {
+            Ok(chunk) => chunk,
+            Err(e) => {
+                tracing::debug!(error = %e, "reading a server's stderr stopped");
+                break;
+            }
+        };
+        if chunk.is_empty() {
+            break;
+        }
+        let newline = chunk.iter().position(|&b| b == b'\n');
+        let text = &chunk[..newline.unwrap_or(chunk.len())];
+        let room = MAX_LINE_BYTES.saturating_sub(line.len());
+        line.extend_from_slice(&text[..text.len().min(room)]);
+        let used = newline.map_or(chunk.len(), |at| at + 1);
+        reader.consume(used);
+        if newline.is_some() {
+            log.push(String::from_utf8_lossy(&line).into_owned());
+            line.clear();
+        }
+    }
+    if !line.is_empty() {
+        log.push(String::from_utf8_lossy(&line).into_owned());
+    }
+}
 
 #[derive(Debug, Clone, Default)]
 pub struct StderrLog(Arc<Mutex<VecDeque<String>>>);
@@ -50,6 +89,20 @@ fn clean(line: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test]
+    async fn stderr_is_read_to_its_end_through_bytes_that_are_not_text_and_endless_lines() {
+        let log = StderrLog::default();
+        let mut input = b"before\nbad \xff\xfe bytes\r\n".to_vec();
+        input.extend(std::iter::repeat_n(b'x', 3 * MAX_LINE_BYTES));
+        input.extend(b"\nafter\nno newline at the end");
+        drain(input.as_slice(), log.clone()).await;
+        let tail = log.tail();
+        assert_eq!(tail[0], "before");
+        assert_eq!(tail[1], "bad \u{fffd}\u{fffd} bytes");
+        assert_eq!(tail[2], format!("{}…", "x".repeat(MAX_LINE_CHARS)));
+        assert_eq!(tail[3..], ["after", "no newline at the end"]);
+    }
 
     #[test]
     fn escape_sequences_never_reach_the_log() {
