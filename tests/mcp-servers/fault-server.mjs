@@ -3,7 +3,8 @@
 //   node fault-server.mjs [--garbage] [--hang-init] [--exit-at-start] [--stderr-not-utf8]
 //   node fault-server.mjs --http [--json]   (Streamable HTTP on $PORT, stateless; answers as
 //                                            SSE events, or as JSON bodies with --json; a call
-//                                            of "bad_gateway" gets a proxy's HTML 502)
+//                                            of "bad_gateway" gets a proxy's HTML 502, one of
+//                                            "cut_stream" an event stream cut mid-way)
 // Tools: echo, big (n bytes of text), shout (n bytes to stderr), sleep (ms; logs a cancellation to $FAULT_LOG),
 // crash (exits mid-call), add_tool (adds a tool: the SDK sends tools/list_changed),
 // env (the names of its environment variables), image (a tiny PNG).
@@ -36,6 +37,13 @@ if (args.has('--hang-init')) {
     const chunks = [];
     for await (const chunk of req) chunks.push(chunk);
     const body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : undefined;
+    if (body?.params?.name === 'cut_stream') {
+      // The answer's event stream begins, then the connection drops (a proxy's idle cut).
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(': started\n\n');
+      setTimeout(() => res.socket.destroy(), 100);
+      return;
+    }
     if (body?.params?.name === 'bad_gateway') {
       // What a proxy in front of a server says when the server behind it failed.
       res.writeHead(502, { 'content-type': 'text/html' }).end('<html><h1>502 Bad Gateway</h1></html>');
@@ -64,6 +72,9 @@ if (args.has('--hang-init')) {
 
 /** The fault server's tools, registered on `server`. */
 function withTools(server) {
+  server.tool('cut_stream', 'Over HTTP: its answer stream is cut', {}, async () => ({
+    content: [{ type: 'text', text: 'not over HTTP' }],
+  }));
   server.tool('bad_gateway', 'Over HTTP: answered by a 502 page instead', {}, async () => ({
     content: [{ type: 'text', text: 'not over HTTP' }],
   }));

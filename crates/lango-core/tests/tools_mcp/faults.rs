@@ -409,6 +409,27 @@ async fn bytes_that_are_not_text_in_a_servers_stderr_are_shown_replaced_not_drop
 }
 
 #[tokio::test]
+async fn a_remote_call_whose_connection_drops_says_the_connection_was_lost_not_that_the_server_stopped(
+) {
+    let server = http_server("fault-server.mjs", &["--http"]).await;
+    let hub = hub(vec![("remote", remote(&server.url))]).await;
+    let err = tool(&hub, "remote__cut_stream")
+        .run_output(ctx(), args(json!({})))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        err,
+        "the connection to the server \"remote\" was lost while the tool was running (it may have run the tool all the same)"
+    );
+    let out = tool(&hub, "remote__echo")
+        .run_output(ctx(), args(json!({"message": "after"})))
+        .await
+        .unwrap();
+    assert_eq!(out.value["content"], json!("Echo: after"));
+    hub.shutdown();
+}
+
+#[tokio::test]
 async fn an_answer_too_large_to_read_fails_its_call_with_the_size_and_the_server_stays_usable() {
     let log = tempfile::NamedTempFile::new().unwrap();
     let hub = hub(vec![("fault", fault(&[], log.path()))]).await;

@@ -98,6 +98,7 @@ pub struct Connection {
     /// True once the connection ended (the process exited, the stream closed).
     closed: watch::Receiver<bool>,
     stderr: StderrLog,
+    /// The child's id; `None` only for a remote server (a child's is read as it starts).
     pid: Option<u32>,
 }
 
@@ -325,6 +326,12 @@ impl Connection {
     }
 
     fn gone(&self) -> McpError {
+        if self.pid.is_none() {
+            // Over HTTP there is no process to have stopped: the connection ended.
+            return McpError::ConnectionLost {
+                server: self.server.clone(),
+            };
+        }
         McpError::ServerGone {
             server: self.server.clone(),
             stderr: stderr_suffix(&self.stderr.tail()),

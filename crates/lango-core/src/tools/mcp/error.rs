@@ -19,6 +19,9 @@ pub enum McpError {
     NotRunning(String),
     #[error("the server \"{server}\" stopped while the tool was running{stderr}")]
     ServerGone { server: String, stderr: String },
+    /// A remote server: its connection ended, which says nothing of the server itself.
+    #[error("the connection to the server \"{server}\" was lost while the tool was running (it may have run the tool all the same)")]
+    ConnectionLost { server: String },
     #[error("the server \"{server}\" answered with an error: {message}")]
     Protocol { server: String, message: String },
     #[error("the answer from \"{server}\" was too large to read: {}more than the {limit} Lango accepts from a tool. Ask for a smaller part (a range of lines, a narrower query)", .size.as_deref().map(|s| format!("{s}, ")).unwrap_or_default())]
@@ -43,6 +46,7 @@ impl McpError {
             Self::MissingSecret { .. } | Self::Secret { .. } => "secret",
             Self::NotRunning(_) => "not_running",
             Self::ServerGone { .. } => "server_gone",
+            Self::ConnectionLost { .. } => "connection_lost",
             Self::Protocol { .. } => "protocol",
             Self::AnswerTooLarge { .. } => "answer_too_large",
             Self::UnknownServer(_) => "unknown_server",
