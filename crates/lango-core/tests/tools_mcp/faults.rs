@@ -430,6 +430,67 @@ async fn a_remote_call_whose_connection_drops_says_the_connection_was_lost_not_t
 }
 
 #[tokio::test]
+async fn a_remote_address_that_is_no_mcp_server_or_unreachable_fails_in_plain_words() {
+    // A plain web server (Python's), which answers a POST with HTTP 501.
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let web = tempfile::tempdir().unwrap();
+    let _child = tokio::process::Command::new("python3")
+        .args([
+            "-m",
+            "http.server",
+            &port.to_string(),
+            "--bind",
+            "127.0.0.1",
+        ])
+        .current_dir(web.path())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("python3");
+    let up = eventually(Duration::from_secs(10), || {
+        std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
+    })
+    .await;
+    assert!(up, "python's web server did not start");
+    let failure = |url: String| async move {
+        let hub = hub(vec![("web", remote(&url))]).await;
+        match state(&hub, "web") {
+            ServerState::Failed(why) => why,
+            other => panic!("{url}: {other:?}"),
+        }
+    };
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    assert_eq!(
+        failure(url.clone()).await,
+        format!("the server failed while starting: {url} answered HTTP 501 Not Implemented — is it the address of an MCP server (Streamable HTTP)?")
+    );
+    // Before: "Send message error Transport [rmcp::transport::worker::WorkerTransport<…>]
+    // error: Client error: error sending request for url (…), when send initialize request".
+    let closed = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let url = format!("http://127.0.0.1:{closed}/mcp");
+    let why = failure(url.clone()).await;
+    assert!(
+        why.starts_with(&format!(
+            "the server failed while starting: could not connect to {url}: Connection refused"
+        )),
+        "{why}"
+    );
+    let why = failure("http://no-such-host.invalid/mcp".into()).await;
+    assert!(
+        why.starts_with("the server failed while starting: could not connect to http://no-such-host.invalid/mcp: ")
+            && !why.contains("rmcp"),
+        "{why}"
+    );
+}
+
+#[tokio::test]
 async fn an_answer_too_large_to_read_fails_its_call_with_the_size_and_the_server_stays_usable() {
     let log = tempfile::NamedTempFile::new().unwrap();
     let hub = hub(vec![("fault", fault(&[], log.path()))]).await;

@@ -183,7 +183,7 @@ impl Connection {
                     .await
                     .map_err(|_| timeout_error(&stderr))?
                     .map_err(|e| McpError::Initialize {
-                        reason: e.to_string(),
+                        reason: super::http::start_failure(url, &e),
                         stderr: String::new(),
                     })?;
                 (running, None)

@@ -243,6 +243,63 @@ impl StreamableHttpClient for BoundedClient {
     }
 }
 
+/// Why a remote server could not be started, in plain words: the cause at the bottom of
+/// the SDK's chain of errors (its own words name Rust types and its internal steps).
+pub fn start_failure(url: &str, error: &rmcp::service::ClientInitializeError) -> String {
+    use rmcp::service::ClientInitializeError as E;
+    match error {
+        // An HTTP failure put in an answer's place by this client (above).
+        E::JsonRpcError(data) if data.message.starts_with("HTTP ") => format!(
+            "{url} answered {} — is it the address of an MCP server (Streamable HTTP)?",
+            data.message
+        ),
+        E::JsonRpcError(data) => format!("it answered: {}", data.message),
+        E::TransportError { error, .. } => {
+            let cause = innermost(error);
+            if reqwest_connect_failure(error) {
+                format!("could not connect to {url}: {cause}")
+            } else {
+                format!("the connection to {url} failed: {cause}")
+            }
+        }
+        other => other.to_string(),
+    }
+}
+
+/// The next error in `error`'s chain of causes, looking into the SDK's HTTP error (which
+/// holds the client's error without naming it as its source).
+fn cause<'a>(
+    error: &'a (dyn std::error::Error + 'static),
+) -> Option<&'a (dyn std::error::Error + 'static)> {
+    match error.downcast_ref::<StreamableHttpError<reqwest::Error>>() {
+        Some(StreamableHttpError::Client(inner)) => Some(inner),
+        _ => error.source(),
+    }
+}
+
+/// The last error in `error`'s chain of causes.
+fn innermost(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut last = error;
+    while let Some(next) = cause(last) {
+        last = next;
+    }
+    last.to_string()
+}
+
+/// Whether a connection could not be made at all (refused, no such host, no route).
+fn reqwest_connect_failure(error: &(dyn std::error::Error + 'static)) -> bool {
+    let mut next = Some(error);
+    while let Some(e) = next {
+        if e.downcast_ref::<reqwest::Error>()
+            .is_some_and(reqwest::Error::is_connect)
+        {
+            return true;
+        }
+        next = cause(e);
+    }
+    false
+}
+
 /// What an HTTP answer that is not JSON-RPC said, in a few plain words: `None` for the
 /// failures the SDK handles itself (an expired session, a sign-in, no connection at all).
 fn http_refusal(error: &StreamableHttpError<reqwest::Error>) -> Option<String> {
