@@ -15,12 +15,10 @@ use serde_json::Value;
 
 use super::dto::{ExportResult, ToolResultText};
 use super::{App, AppError};
-use crate::store::{StoredMessage, ToolCall};
+use crate::store::{char_floor, StoredMessage, ToolCall, HEAD_BYTES, INLINE_RESULT_BYTES};
 
-/// A result up to this size reaches the window whole.
-pub const PAGE_RESULT_BYTES: usize = 64 * 1024;
-/// What a page keeps of a larger one: more than the card's preview shows.
-const HEAD_BYTES: usize = 16 * 1024;
+/// A result up to this size reaches the window whole (the size the store keeps inline).
+pub const PAGE_RESULT_BYTES: usize = INLINE_RESULT_BYTES;
 /// The most "Show all" shows.
 pub const SHOWN_RESULT_BYTES: usize = 512 * 1024;
 
@@ -62,15 +60,6 @@ fn text_beside_results(content: &str, calls: &[ToolCall]) -> String {
         }
     }
     rest.trim().to_owned()
-}
-
-/// The largest char boundary of `text` at or below `at`.
-fn char_floor(text: &str, at: usize) -> usize {
-    let mut end = at.min(text.len());
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    end
 }
 
 /// The result as a file: the text when it is only text (`{"content": "…"}`), else its JSON

@@ -53,7 +53,9 @@ pub struct JsonExport {
 
 pub async fn to_json(store: &Store, key: &str) -> StoreResult<JsonExport> {
     let session = store.get_session(key).await?;
-    let messages = all_messages(store, key).await?;
+    let mut messages = all_messages(store, key).await?;
+    // JSON carries everything: each large tool result whole, not the start a page holds.
+    store.with_whole_tool_results(key, &mut messages).await?;
     Ok(JsonExport {
         format: "lango-session-v1",
         exported_at: chrono::Utc::now().to_rfc3339(),

@@ -126,8 +126,8 @@ impl Store {
             // Archive first: the FTS delete trigger keeps the index entry of archived ids.
             sqlx::query(
                 "INSERT INTO archived_messages
-                     (id, session_id, seq, role, author, content, tool_calls, status, token_count, kind, created_at, reply, attachments, archived_at)
-                 SELECT id, session_id, seq, role, author, content, tool_calls, status, token_count, kind, created_at, reply, attachments, ?
+                     (id, session_id, seq, role, author, content, tool_calls, status, token_count, kind, created_at, reply, attachments, tool_results, archived_at)
+                 SELECT id, session_id, seq, role, author, content, tool_calls, status, token_count, kind, created_at, reply, attachments, tool_results, ?
                  FROM messages WHERE session_id = ? AND seq <= ?",
             )
             .bind(now_ms())

@@ -8,7 +8,7 @@ use super::models::{
     parse_tool_calls, HistoryTail, MessageKind, MessageStatus, NewMessage, ReplyInfo,
     StoredMessage, ToolCall,
 };
-use super::{now_ms, Store};
+use super::{now_ms, tool_results, Store};
 use crate::tokens::{MessageParts, ToolCallParts};
 
 /// Rows fetched per round trip while walking a history backwards.
@@ -81,14 +81,17 @@ fn parse_attachments(json: Option<&str>, message_id: i64) -> Vec<AttachmentRef> 
 /// `messages_advance_session` bumps next_seq and updated_at atomically with the insert. No row
 /// returned means no such session.
 pub(super) const APPEND_MESSAGE: &str =
-    "INSERT INTO messages (session_id, seq, role, author, content, tool_calls, status, token_count, created_at, reply, attachments)
-     SELECT id, next_seq, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?9, ?10 FROM sessions WHERE key = ?8
+    "INSERT INTO messages (session_id, seq, role, author, content, tool_calls, status, token_count, created_at, reply, attachments, tool_results)
+     SELECT id, next_seq, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?9, ?10, ?11 FROM sessions WHERE key = ?8
      RETURNING id, seq";
 
 /// A message about to be appended, with what is computed before the insert.
 pub(super) struct PreparedAppend {
     pub message: NewMessage,
+    /// The calls, each large whole result cut to its start (`tool_results`).
     pub tool_calls_json: String,
+    /// The large whole results, NULL when none.
+    pub tool_results_json: Option<String>,
     pub tokens: i64,
     pub created_at: i64,
     /// `message.reply` as JSON, NULL when none.
@@ -99,9 +102,11 @@ pub(super) struct PreparedAppend {
 
 impl PreparedAppend {
     pub(super) fn new(store: &Store, message: NewMessage) -> StoreResult<Self> {
+        let (tool_calls_json, tool_results_json) = calls_columns(&message.tool_calls)?;
         Ok(Self {
             created_at: message.created_at.unwrap_or_else(now_ms),
-            tool_calls_json: serde_json::to_string(&message.tool_calls)?,
+            tool_calls_json,
+            tool_results_json,
             reply_json: message
                 .reply
                 .as_ref()
@@ -149,6 +154,15 @@ impl PreparedAppend {
     }
 }
 
+/// The `tool_calls` and `tool_results` columns of `calls`.
+pub(super) fn calls_columns(calls: &[ToolCall]) -> StoreResult<(String, Option<String>)> {
+    let (kept, wholes) = tool_results::split(calls);
+    Ok((
+        serde_json::to_string(&kept)?,
+        wholes.as_deref().map(tool_results::to_column),
+    ))
+}
+
 /// What a message costs under `counter` (REFERENCE §3.2).
 pub(super) fn message_cost(store: &Store, content: &str, calls: &[ToolCall]) -> i64 {
     let parts = MessageParts {
@@ -190,6 +204,7 @@ impl Store {
             key.to_string(),
             prepared.reply_json.clone(),
             prepared.attachments_json.clone(),
+            prepared.tool_results_json.clone(),
         );
         let inserted: Option<(i64, i64)> = self
             .hot_write(move |conn| {
@@ -205,6 +220,7 @@ impl Store {
                     key,
                     reply,
                     attachments,
+                    tool_results,
                 ) = &row;
                 let mut rows = insert.query(rusqlite::params![
                     role,
@@ -216,7 +232,8 @@ impl Store {
                     created_at,
                     key,
                     reply,
-                    attachments
+                    attachments,
+                    tool_results
                 ])?;
                 // Step to the end: in autocommit mode the commit happens when the statement
                 // completes, and only a step reports its failure (a reset on drop would not).
@@ -240,20 +257,29 @@ impl Store {
         status: MessageStatus,
     ) -> StoreResult<()> {
         let tokens = message_cost(self, content, tool_calls);
+        let (calls_json, results_json) = calls_columns(tool_calls)?;
         let row = (
             content.to_string(),
-            serde_json::to_string(tool_calls)?,
+            calls_json,
             status.as_str(),
             tokens,
             id,
+            results_json,
         );
         let changed = self
             .hot_write(move |conn| {
                 let mut update = conn.prepare_cached(
-                    "UPDATE messages SET content = ?1, tool_calls = ?2, status = ?3, token_count = ?4 WHERE id = ?5",
+                    "UPDATE messages SET content = ?1, tool_calls = ?2, status = ?3, token_count = ?4, tool_results = ?6 WHERE id = ?5",
                 )?;
-                let (content, tool_calls, status, tokens, id) = &row;
-                update.execute(rusqlite::params![content, tool_calls, status, tokens, id])
+                let (content, tool_calls, status, tokens, id, tool_results) = &row;
+                update.execute(rusqlite::params![
+                    content,
+                    tool_calls,
+                    status,
+                    tokens,
+                    id,
+                    tool_results
+                ])
             })
             .await?;
         if changed == 0 {
@@ -370,14 +396,15 @@ impl Store {
         Ok(page)
     }
 
-    /// The tool calls of the message at `seq` (live or archived): what a tool card reads
-    /// when the page carried only the first part of a large result.
+    /// The tool calls of the message at `seq` (live or archived), with their whole results:
+    /// what a tool card reads when the page carried only the first part of a large result.
     pub async fn tool_calls_at(&self, key: &str, seq: i64) -> StoreResult<Vec<ToolCall>> {
         let session_id = self.session_id(self.reader(), key).await?;
-        let row: Option<(i64, String)> = sqlx::query_as(
-            "SELECT id, tool_calls FROM messages WHERE session_id = ?1 AND seq = ?2
+        let row: Option<(i64, String, Option<String>)> = sqlx::query_as(
+            "SELECT id, tool_calls, tool_results FROM messages WHERE session_id = ?1 AND seq = ?2
              UNION ALL
-             SELECT id, tool_calls FROM archived_messages WHERE session_id = ?1 AND seq = ?2
+             SELECT id, tool_calls, tool_results FROM archived_messages
+                 WHERE session_id = ?1 AND seq = ?2
              LIMIT 1",
         )
         .bind(session_id)
@@ -385,10 +412,39 @@ impl Store {
         .fetch_optional(self.reader())
         .await
         .map_err(|e| self.err(e))?;
-        let (id, json) = row.ok_or_else(|| StoreError::NotFound {
+        let (id, json, wholes) = row.ok_or_else(|| StoreError::NotFound {
             what: format!("message {seq} of {key}"),
         })?;
-        Ok(parse_tool_calls(&json, id))
+        let mut calls = parse_tool_calls(&json, id);
+        tool_results::merge(&mut calls, wholes.as_deref(), id);
+        Ok(calls)
+    }
+
+    /// Puts the whole tool results back into `messages` (a page of conversation `key`):
+    /// for a JSON export, which carries everything.
+    pub async fn with_whole_tool_results(
+        &self,
+        key: &str,
+        messages: &mut [StoredMessage],
+    ) -> StoreResult<()> {
+        let cut: Vec<i64> = messages
+            .iter()
+            .filter(|m| {
+                m.tool_calls.iter().any(|c| {
+                    c.meta
+                        .as_ref()
+                        .is_some_and(|m| m.full_output_bytes.is_some())
+                })
+            })
+            .map(|m| m.seq)
+            .collect();
+        for seq in cut {
+            let calls = self.tool_calls_at(key, seq).await?;
+            if let Some(message) = messages.iter_mut().find(|m| m.seq == seq) {
+                message.tool_calls = calls;
+            }
+        }
+        Ok(())
     }
 }
 

@@ -103,8 +103,9 @@ pub struct ToolCallMeta {
     /// The whole result when the prompt carries a cut copy.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub full_output: Option<String>,
-    /// On a page for the window only, never stored: `full_output` then holds just the
-    /// result's first part and this its whole size in bytes (`App::tool_result` reads it all).
+    /// Set when `full_output` holds just the result's first part: its whole size in bytes.
+    /// So stored for a large result, the whole one beside the calls (`store::tool_results`;
+    /// `Store::tool_calls_at` reads it); so cut on a page of an older row.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub full_output_bytes: Option<u64>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

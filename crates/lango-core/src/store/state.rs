@@ -61,6 +61,7 @@ impl Store {
             .bind(key)
             .bind(&prepared.reply_json)
             .bind(&prepared.attachments_json)
+            .bind(&prepared.tool_results_json)
             .fetch_optional(&mut *tx)
             .await
             .map_err(|e| self.err(e))?;

@@ -241,3 +241,95 @@ async fn append_waits_for_another_process_holding_the_write_lock() {
     assert_eq!(appended.seq, 1);
     assert_eq!(store.list_messages("s").await.unwrap().len(), 1);
 }
+
+#[tokio::test]
+async fn a_large_tool_result_is_kept_beside_its_row_and_read_whole_only_when_asked() {
+    use lango_core::store::{ToolCallMeta, HEAD_BYTES, INLINE_RESULT_BYTES};
+    let (dir, store) = temp_store().await;
+    store.create_session("s", "").await.unwrap();
+    store
+        .append_message("s", NewMessage::new("user", "read it"))
+        .await
+        .unwrap();
+    // A 2 MB file read: its whole result for the card, a cut copy for the prompt.
+    let whole = format!(
+        "{{\"content\":\"{}\"}}",
+        "line of the file\\n".repeat(120_000)
+    );
+    let call = ToolCall {
+        id: "c1".into(),
+        name: "files__read_text_file".into(),
+        output: "the prompt's cut copy".into(),
+        meta: Some(ToolCallMeta {
+            full_output: Some(whole.clone()),
+            ..ToolCallMeta::default()
+        }),
+        ..ToolCall::default()
+    };
+    let small = ToolCall {
+        id: "c2".into(),
+        name: "files__list".into(),
+        output: "a.txt".into(),
+        meta: Some(ToolCallMeta {
+            full_output: Some("a.txt, b.txt".into()),
+            ..ToolCallMeta::default()
+        }),
+        ..ToolCall::default()
+    };
+    let mut tool = NewMessage::new("tool", "the prompt's cut copy\na.txt");
+    tool.tool_calls = vec![call.clone(), small.clone()];
+    let stored = store.append_message("s", tool).await.unwrap();
+    assert_eq!(
+        stored.tool_calls,
+        vec![call.clone(), small.clone()],
+        "the live message is whole"
+    );
+
+    // What every page, history tail and inspection reads holds the result's start only.
+    let raw = rusqlite::Connection::open(dir.path().join("lango.db")).unwrap();
+    let (calls_bytes, results_bytes): (i64, i64) = raw
+        .query_row(
+            "SELECT length(CAST(tool_calls AS BLOB)), length(CAST(tool_results AS BLOB)) FROM messages WHERE id = ?1",
+            [stored.id],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    assert!(
+        calls_bytes < 2 * HEAD_BYTES as i64,
+        "{calls_bytes} bytes of calls"
+    );
+    assert!(results_bytes > whole.len() as i64, "{results_bytes}");
+    let page = store.page_messages("s", None, 10).await.unwrap();
+    let meta = page[1].tool_calls[0].meta.clone().unwrap();
+    let head = meta.full_output.unwrap();
+    assert!(whole.starts_with(&head) && head.len() <= HEAD_BYTES);
+    assert_eq!(meta.full_output_bytes, Some(whole.len() as u64));
+    assert_eq!(
+        page[1].tool_calls[1], small,
+        "a result within {INLINE_RESULT_BYTES} bytes stays inline"
+    );
+
+    // Asked for, it is whole; so after compaction archives the row; so in a JSON export.
+    assert_eq!(
+        store.tool_calls_at("s", stored.seq).await.unwrap(),
+        vec![call.clone(), small.clone()]
+    );
+    store
+        .append_message("s", NewMessage::new("assistant", "Read it."))
+        .await
+        .unwrap();
+    store.compact_messages("s", 2, "read a file").await.unwrap();
+    let archived = store.page_messages("s", None, 10).await.unwrap();
+    assert!(archived[1].archived && archived[1].seq == stored.seq);
+    assert_eq!(
+        store.tool_calls_at("s", stored.seq).await.unwrap(),
+        vec![call.clone(), small.clone()]
+    );
+    let export = lango_core::export::to_json(&store, "s").await.unwrap();
+    let row = export
+        .messages
+        .iter()
+        .find(|m| m.seq == stored.seq)
+        .unwrap();
+    assert_eq!(row.tool_calls, vec![call, small]);
+}

@@ -366,7 +366,23 @@ async fn a_megabyte_result_is_capped_in_the_prompt_and_kept_whole_for_the_card()
     let meta = result.meta.as_ref().unwrap();
     assert!(meta.omitted_tokens.unwrap() > 50_000, "{meta:?}");
     assert!(meta.prompt_tokens.unwrap() <= 8_000);
-    assert!(meta.full_output.as_ref().unwrap().len() >= 1_000_000);
+    // Stored whole for the card: its start and size in the row, the whole beside it.
+    assert!(meta.full_output_bytes.unwrap() >= 1_000_000, "{meta:?}");
+    let row = turn
+        .rows()
+        .await
+        .into_iter()
+        .find(|m| m.tool_calls.iter().any(|c| !c.output.is_empty()))
+        .unwrap();
+    let whole = turn.store.tool_calls_at(KEY, row.seq).await.unwrap();
+    let whole = whole[0]
+        .meta
+        .as_ref()
+        .unwrap()
+        .full_output
+        .as_ref()
+        .unwrap();
+    assert!(whole.len() >= 1_000_000);
     assert!(
         result.output.len() < 100_000,
         "the prompt's copy is {} bytes",
