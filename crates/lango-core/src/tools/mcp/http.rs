@@ -1,11 +1,16 @@
-//! A Streamable HTTP server's client: the SDK's reqwest client, with two things added so a
-//! call never waits for its timeout when the server has already answered it — an answer over
-//! the size limit becomes an error answer for its request (the SDK alone ends the stream),
-//! and an error answer without an id (a server refusing a request too large for it) is
-//! given the id of the one request its POST carried (the SDK alone cannot match it).
+//! A Streamable HTTP server's client: the SDK's reqwest client, with what it takes for a
+//! call never to wait for its timeout once the server has answered it, and to be told what
+//! happened in plain words:
+//! - an answer over the size limit becomes an error answer for its request (the SDK alone
+//!   ends the stream and the call waits);
+//! - an error answer without an id (a server refusing a request too large for it, HTTP 413)
+//!   is given the id of the one request its POST carried (the SDK alone cannot match it);
+//! - an HTTP failure that is not JSON-RPC (a proxy's 502 page, a 429) is answered to that
+//!   request with its status (the SDK alone fails the send: "the server stopped");
+//! - a server that cannot be started is described by the cause under the SDK's errors.
 //!
-//! Owns building the HTTP client (headers, secrets, timeouts) and that recognition. The
-//! error's words for the user are `connection`'s, from [`OversizedAnswers`].
+//! Owns building the HTTP client (headers, secrets, timeouts) and those answers. The error's
+//! words for a too-large answer are `connection`'s, from [`OversizedAnswers`].
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -321,7 +326,8 @@ fn http_refusal(error: &StreamableHttpError<reqwest::Error>) -> Option<String> {
         ),
         _ => return None,
     };
-    Some(bounded_text(&said, 300))
+    // A server's words reach the window and the terminal: no control sequences.
+    Some(bounded_text(&crate::text::sanitize::clean(&said), 300))
 }
 
 /// `text` on one line and at most `max` characters (it may be a whole HTML page).
@@ -392,6 +398,14 @@ mod tests {
         );
         assert_eq!(said.chars().count(), 301, "{said}");
         assert!(said.ends_with('…'));
+    }
+
+    #[test]
+    fn control_sequences_in_a_servers_page_never_reach_the_words() {
+        let page = "HTTP 400: \u{1b}]0;owned\u{7}\u{1b}[31mno\u{1b}[0m";
+        let said =
+            http_refusal(&StreamableHttpError::UnexpectedServerResponse(page.into())).unwrap();
+        assert_eq!(said, "HTTP 400: no");
     }
 
     #[test]
