@@ -58,24 +58,34 @@ impl OutputCap {
                 full_output: None,
             };
         }
-        let keep = self.longest_prefix_within(&full, self.max_tokens - MARKER_RESERVE);
-        let kept_tokens = self.counter.count(keep);
-        let omitted = tokens.saturating_sub(kept_tokens);
-        let mut cut = Map::new();
-        cut.insert("result".into(), Value::String(keep.to_owned()));
-        cut.insert(
-            "truncated".into(),
-            Value::String(format!(
-                "truncated — {omitted} tokens omitted (the result was {tokens} tokens; the limit is {})",
-                self.max_tokens
-            )),
-        );
-        let prompt_tokens = self.counter.count(&Value::Object(cut.clone()).to_string());
-        CappedOutput {
-            response: cut,
-            prompt_tokens,
-            omitted_tokens: omitted,
-            full_output: Some(full),
+        // The kept text is JSON text put in a JSON string, so it is escaped again (`\n` →
+        // `\\n`, `\"` → `\\\"`): a source file's cut copy came out ~15 % over the limit.
+        // Cut, measure the copy as sent, and cut shorter by the excess until it fits.
+        let mut budget = self.max_tokens - MARKER_RESERVE;
+        let mut within = full.len();
+        loop {
+            let keep = self.longest_prefix_within(&full[..within], budget);
+            within = keep.len();
+            let omitted = tokens.saturating_sub(self.counter.count(keep));
+            let mut cut = Map::new();
+            cut.insert("result".into(), Value::String(keep.to_owned()));
+            cut.insert(
+                "truncated".into(),
+                Value::String(format!(
+                    "truncated — {omitted} tokens omitted (the result was {tokens} tokens; the limit is {})",
+                    self.max_tokens
+                )),
+            );
+            let prompt_tokens = self.counter.count(&Value::Object(cut.clone()).to_string());
+            if prompt_tokens <= self.max_tokens || within == 0 {
+                return CappedOutput {
+                    response: cut,
+                    prompt_tokens,
+                    omitted_tokens: omitted,
+                    full_output: Some(full),
+                };
+            }
+            budget = budget.saturating_sub(prompt_tokens - self.max_tokens + MARKER_RESERVE / 4);
         }
     }
 
@@ -143,6 +153,24 @@ mod tests {
             out.omitted_tokens
         )));
         assert!(out.full_output.as_deref().unwrap().len() > 1_000_000);
+    }
+
+    #[test]
+    fn a_cut_copy_of_text_full_of_quotes_and_line_breaks_stays_within_the_limit() {
+        // Source code: every line break and quote is escaped twice in the prompt's copy.
+        let source = "    let name = \"value\"; // \"quoted\"\n".repeat(20_000);
+        let response = json!({"content": source}).as_object().cloned().unwrap();
+        for max in [8_000, 500] {
+            let out = cap(max).apply(response.clone());
+            assert!(out.prompt_tokens <= max, "{} > {max}", out.prompt_tokens);
+            assert!(
+                out.prompt_tokens > max * 8 / 10,
+                "{} of {max}",
+                out.prompt_tokens
+            );
+            let sent = Value::Object(out.response.clone()).to_string();
+            assert_eq!(default_counter().count(&sent), out.prompt_tokens);
+        }
     }
 
     #[test]
