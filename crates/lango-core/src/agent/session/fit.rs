@@ -168,11 +168,11 @@ fn cut_text(text: &str, ratio: f64, omitted: u64) -> String {
     format!("{}\n[… {}]", prefix(text, ratio), marker(omitted))
 }
 
-/// A result's JSON cut: a `{"result": text}` keeps the start of its text, anything else the
-/// start of its JSON text; either way with a `truncated` field saying so.
+/// A result's JSON cut: a `{"result": text}` or `{"content": text}` keeps the start of its
+/// text, anything else the start of its JSON text; either way with a `truncated` field.
 fn cut_output(output: &str, ratio: f64, omitted: u64) -> String {
     let text = match serde_json::from_str::<Value>(output) {
-        Ok(Value::Object(map)) => match map.get("result") {
+        Ok(Value::Object(map)) => match map.get("result").or_else(|| map.get("content")) {
             Some(Value::String(s)) => prefix(s, ratio).to_string(),
             _ => prefix(output, ratio).to_string(),
         },

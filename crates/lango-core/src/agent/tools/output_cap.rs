@@ -44,8 +44,9 @@ impl OutputCap {
         self.max_tokens
     }
 
-    /// `response` as is when it fits, else `{"result": <the first part of its JSON text>,
-    /// "truncated": "truncated — n tokens omitted …"}`.
+    /// `response` as is when it fits, else its first part with `"truncated": "truncated — n
+    /// tokens omitted …"`: of its one text when it is a single text (`{"content": "…"}`, an
+    /// MCP tool's usual result), else of its JSON text (`{"result": "…"}`).
     pub fn apply(&self, response: Map<String, Value>) -> CappedOutput {
         // A map of JSON values always serialises.
         let full = serde_json::to_string(&response).unwrap_or_default();
@@ -58,17 +59,27 @@ impl OutputCap {
                 full_output: None,
             };
         }
-        // The kept text is JSON text put in a JSON string, so it is escaped again (`\n` →
-        // `\\n`, `\"` → `\\\"`): a source file's cut copy came out ~15 % over the limit.
-        // Cut, measure the copy as sent, and cut shorter by the excess until it fits.
+        // A single text is cut as text: its JSON text would be escaped a second time inside
+        // the copy (`\n` → `\\n`), costing tokens for backslashes instead of content.
+        let single_text = match response.iter().next() {
+            Some((key, Value::String(text))) if response.len() == 1 => Some((key.clone(), text)),
+            _ => None,
+        };
+        let (key, source) = match &single_text {
+            Some((key, text)) => (key.clone(), text.as_str()),
+            None => ("result".to_owned(), full.as_str()),
+        };
+        // Escaping in the copy as sent still adds to what the kept text costs alone (a source
+        // file's copy came to 11,052 tokens against 8,000): cut, measure the copy, and cut
+        // shorter by the excess until it fits.
         let mut budget = self.max_tokens - MARKER_RESERVE;
-        let mut within = full.len();
+        let mut within = source.len();
         loop {
-            let keep = self.longest_prefix_within(&full[..within], budget);
+            let keep = self.longest_prefix_within(&source[..within], budget);
             within = keep.len();
             let omitted = tokens.saturating_sub(self.counter.count(keep));
             let mut cut = Map::new();
-            cut.insert("result".into(), Value::String(keep.to_owned()));
+            cut.insert(key.clone(), Value::String(keep.to_owned()));
             cut.insert(
                 "truncated".into(),
                 Value::String(format!(
@@ -142,10 +153,14 @@ mod tests {
     #[test]
     fn a_megabyte_result_is_cut_to_the_limit_with_a_marker_and_kept_whole_for_the_user() {
         let big = "lorem ipsum dolor sit amet ".repeat(40_000);
-        let response = json!({"content": big}).as_object().cloned().unwrap();
+        let response = json!({"content": big.clone()})
+            .as_object()
+            .cloned()
+            .unwrap();
         let out = cap(8_000).apply(response);
         assert!(out.prompt_tokens <= 8_000, "{}", out.prompt_tokens);
         assert!(out.prompt_tokens > 7_000, "{}", out.prompt_tokens);
+        assert!(big.starts_with(out.response["content"].as_str().unwrap()));
         assert!(out.omitted_tokens > 100_000);
         let marker = out.response["truncated"].as_str().unwrap();
         assert!(marker.starts_with(&format!(
@@ -160,7 +175,9 @@ mod tests {
         // Source code: every line break and quote is escaped twice in the prompt's copy.
         let source = "    let name = \"value\"; // \"quoted\"\n".repeat(20_000);
         let response = json!({"content": source}).as_object().cloned().unwrap();
-        for max in [8_000, 500] {
+        let mut other = response.clone();
+        other.insert("isError".into(), json!(false));
+        for (response, max) in [(&response, 8_000), (&response, 500), (&other, 8_000)] {
             let out = cap(max).apply(response.clone());
             assert!(out.prompt_tokens <= max, "{} > {max}", out.prompt_tokens);
             assert!(
@@ -174,10 +191,28 @@ mod tests {
     }
 
     #[test]
+    fn a_single_text_is_cut_as_text_so_the_copy_carries_content_not_backslashes() {
+        let source = "    let name = \"value\"; // \"quoted\"\n".repeat(20_000);
+        let out = cap(8_000).apply(json!({"content": source}).as_object().cloned().unwrap());
+        let kept = out.response["content"].as_str().unwrap();
+        assert!(source.starts_with(kept));
+        // The same text beside another field is cut as JSON text, escaped again.
+        let json_cut = cap(8_000).apply(
+            json!({"content": source, "isError": false})
+                .as_object()
+                .cloned()
+                .unwrap(),
+        );
+        let json_kept = json_cut.response["result"].as_str().unwrap();
+        let (lines, json_lines) = (kept.matches('\n').count(), json_kept.matches("\\n").count());
+        assert!(lines * 10 > json_lines * 13, "{lines} vs {json_lines}");
+    }
+
+    #[test]
     fn the_cut_never_splits_a_character() {
         let wide = "日本語のテキスト🙂".repeat(5_000);
-        let out = cap(200).apply(json!({"t": wide}).as_object().cloned().unwrap());
-        assert!(out.response["result"].as_str().is_some());
+        let out = cap(200).apply(json!({"t": wide.clone()}).as_object().cloned().unwrap());
+        assert!(wide.starts_with(out.response["t"].as_str().unwrap()));
         assert!(out.omitted_tokens > 0);
     }
 }
