@@ -285,11 +285,7 @@ async fn an_answer_too_large_over_http_fails_its_call(json_body: bool) {
         "{:?}",
         started.elapsed()
     );
-    let out = tool(&hub, "remote__echo")
-        .run_output(ctx(), args(json!({"message": "after"})))
-        .await
-        .unwrap();
-    assert_eq!(out.value["content"], json!("Echo: after"));
+    echo_still_works(&hub, "remote").await;
     hub.shutdown();
 }
 
@@ -421,23 +417,17 @@ async fn a_remote_call_whose_connection_drops_says_the_connection_was_lost_not_t
         err,
         "the connection to the server \"remote\" was lost while the tool was running (it may have run the tool all the same)"
     );
-    let out = tool(&hub, "remote__echo")
-        .run_output(ctx(), args(json!({"message": "after"})))
-        .await
-        .unwrap();
-    assert_eq!(out.value["content"], json!("Echo: after"));
+    echo_still_works(&hub, "remote").await;
     hub.shutdown();
 }
 
 #[tokio::test]
 async fn a_remote_address_that_is_no_mcp_server_or_unreachable_fails_in_plain_words() {
     // A plain web server (Python's), which answers a POST with HTTP 501.
-    let port = {
-        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        l.local_addr().unwrap().port()
-    };
+    let port = free_port();
     let web = tempfile::tempdir().unwrap();
-    let _child = tokio::process::Command::new("python3")
+    let mut python = tokio::process::Command::new("python3");
+    python
         .args([
             "-m",
             "http.server",
@@ -445,17 +435,8 @@ async fn a_remote_address_that_is_no_mcp_server_or_unreachable_fails_in_plain_wo
             "--bind",
             "127.0.0.1",
         ])
-        .current_dir(web.path())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("python3");
-    let up = eventually(Duration::from_secs(10), || {
-        std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
-    })
-    .await;
-    assert!(up, "python's web server did not start");
+        .current_dir(web.path());
+    let _web_server = listening(python, port, "python's web server").await;
     let failure = |url: String| async move {
         let hub = hub(vec![("web", remote(&url))]).await;
         match state(&hub, "web") {
@@ -470,11 +451,7 @@ async fn a_remote_address_that_is_no_mcp_server_or_unreachable_fails_in_plain_wo
     );
     // Before: "Send message error Transport [rmcp::transport::worker::WorkerTransport<…>]
     // error: Client error: error sending request for url (…), when send initialize request".
-    let closed = {
-        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        l.local_addr().unwrap().port()
-    };
-    let url = format!("http://127.0.0.1:{closed}/mcp");
+    let url = format!("http://127.0.0.1:{}/mcp", free_port());
     let why = failure(url.clone()).await;
     assert!(
         why.starts_with(&format!(
@@ -510,11 +487,7 @@ async fn an_answer_too_large_to_read_fails_its_call_with_the_size_and_the_server
     );
     let server = hub.server("fault").unwrap();
     assert_eq!(server.state(), ServerState::Ready);
-    let out = tool(&hub, "fault__echo")
-        .run_output(ctx(), args(json!({"message": "after"})))
-        .await
-        .unwrap();
-    assert_eq!(out.value["content"], json!("Echo: after"));
+    echo_still_works(&hub, "fault").await;
     let whole = big
         .run_output(ctx(), args(json!({"bytes": 2_000_000})))
         .await

@@ -212,28 +212,13 @@ async fn a_tool_added_at_run_time_appears_after_list_changed() {
 
 #[tokio::test]
 async fn a_remote_server_over_streamable_http_works() {
-    let port = {
-        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        l.local_addr().unwrap().port()
-    };
-    let script =
-        servers_dir().join("node_modules/@modelcontextprotocol/server-everything/dist/index.js");
-    let mut child = tokio::process::Command::new("node")
-        .arg(script)
-        .arg("streamableHttp")
-        .env("PORT", port.to_string())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("node");
-    let up = eventually(Duration::from_secs(15), || {
-        std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
-    })
+    let server = http_server(
+        "node_modules/@modelcontextprotocol/server-everything/dist/index.js",
+        &["streamableHttp"],
+    )
     .await;
-    assert!(up, "the HTTP server did not start");
     let remote = McpServerSettings::with_transport(McpTransport::Http {
-        url: format!("http://127.0.0.1:{port}/mcp"),
+        url: server.url.clone(),
         headers: [("X-Test".to_owned(), "1".to_owned())].into(),
     });
     let hub = hub(vec![("remote", remote)]).await;
@@ -249,7 +234,6 @@ async fn a_remote_server_over_streamable_http_works() {
         .expect("echo");
     assert_eq!(out.value["content"], json!("Echo: over http"));
     hub.shutdown();
-    let _ = child.kill().await;
 }
 
 #[tokio::test]

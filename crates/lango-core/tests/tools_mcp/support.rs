@@ -133,6 +133,33 @@ pub fn alive(pid: u32) -> bool {
     }
 }
 
+/// A port no one listens on yet.
+pub fn free_port() -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.local_addr().unwrap().port()
+}
+
+/// Starts `cmd` (a server told to listen on `port`), quiet and killed when dropped, and
+/// waits until it accepts connections.
+pub async fn listening(
+    mut cmd: tokio::process::Command,
+    port: u16,
+    what: &str,
+) -> tokio::process::Child {
+    let child = cmd
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap_or_else(|e| panic!("{what}: {e}"));
+    let up = eventually(Duration::from_secs(15), || {
+        std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
+    })
+    .await;
+    assert!(up, "{what} did not start");
+    child
+}
+
 /// A server run by the test itself on a free local port, speaking Streamable HTTP; killed
 /// when dropped.
 pub struct HttpServer {
@@ -140,30 +167,26 @@ pub struct HttpServer {
     _child: tokio::process::Child,
 }
 
-/// Starts `node <script> <args>` with `PORT` set and waits until it accepts connections.
+/// Starts `node <script> <args>` (under `tests/mcp-servers`) with `PORT` set.
 pub async fn http_server(script: &str, args: &[&str]) -> HttpServer {
-    let port = {
-        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        l.local_addr().unwrap().port()
-    };
-    let child = tokio::process::Command::new("node")
-        .arg(servers_dir().join(script))
+    let port = free_port();
+    let mut cmd = tokio::process::Command::new("node");
+    cmd.arg(servers_dir().join(script))
         .args(args)
-        .env("PORT", port.to_string())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("node");
-    let up = eventually(Duration::from_secs(15), || {
-        std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
-    })
-    .await;
-    assert!(up, "the HTTP server {script} did not start");
+        .env("PORT", port.to_string());
     HttpServer {
         url: format!("http://127.0.0.1:{port}/mcp"),
-        _child: child,
+        _child: listening(cmd, port, script).await,
     }
+}
+
+/// That `server`'s echo tool answers (after a failure that must not have broken it).
+pub async fn echo_still_works(hub: &McpHub, server: &str) {
+    let out = tool(hub, &format!("{server}__echo"))
+        .run_output(ctx(), args(serde_json::json!({"message": "after"})))
+        .await
+        .unwrap();
+    assert_eq!(out.value["content"], serde_json::json!("Echo: after"));
 }
 
 /// Settings for the server at `url`, without headers.
