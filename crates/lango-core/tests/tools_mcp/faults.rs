@@ -251,6 +251,17 @@ async fn a_keychain_reference_in_env_reaches_the_server_but_not_the_settings() {
     assert!(text.contains("tok-123-secret"), "{text}");
 }
 
+/// What a call of `server`'s big tool for 17 MB (over the 16 MB one message may take) fails
+/// with, within a minute.
+async fn error_of_a_17_mb_answer(hub: &lango_core::tools::mcp::McpHub, server: &str) -> String {
+    let big = tool(hub, &format!("{server}__big"));
+    let call = big.run_output(ctx(), args(json!({"bytes": 17_000_000})));
+    tokio::time::timeout(Duration::from_secs(60), call)
+        .await
+        .expect("the call got no answer: the too-large answer was dropped")
+        .unwrap_err()
+}
+
 /// A server over HTTP whose answer is over the limit, as an SSE event (`json`: false) or a
 /// JSON body: the call fails at once saying so, and the next call works.
 async fn an_answer_too_large_over_http_fails_its_call(json_body: bool) {
@@ -268,14 +279,9 @@ async fn an_answer_too_large_over_http_fails_its_call(json_body: bool) {
         hub.describe()
     );
     let started = std::time::Instant::now();
-    let big = tool(&hub, "remote__big");
-    let call = big.run_output(ctx(), args(json!({"bytes": 17_000_000})));
     // Before, the SDK ended the answer's stream (or refused the body) without telling the
     // call, which waited for the runner's timeout and was then reported as "timed out".
-    let err = tokio::time::timeout(Duration::from_secs(60), call)
-        .await
-        .expect("the call got no answer: the too-large answer was dropped")
-        .unwrap_err();
+    let err = error_of_a_17_mb_answer(&hub, "remote").await;
     assert!(
         err.contains("the answer from \"remote\" was too large to read: more than the 16.0 MB Lango accepts from a tool"),
         "{err}"
@@ -473,12 +479,8 @@ async fn an_answer_too_large_to_read_fails_its_call_with_the_size_and_the_server
     let hub = hub(vec![("fault", fault(&[], log.path()))]).await;
     // 17 MB of text: over the 16 MB one message may take. Before, the SDK dropped the line
     // and the call waited for the runner's timeout, then claimed the tool "timed out".
+    let err = error_of_a_17_mb_answer(&hub, "fault").await;
     let big = tool(&hub, "fault__big");
-    let call = big.run_output(ctx(), args(json!({"bytes": 17_000_000})));
-    let err = tokio::time::timeout(Duration::from_secs(60), call)
-        .await
-        .expect("the call got no answer: the too-large answer was dropped")
-        .unwrap_err();
     assert!(
         err.contains(
             "the answer from \"fault\" was too large to read: 16.2 MB, more than the 16.0 MB"
