@@ -178,6 +178,40 @@ async fn chat_with_approve_all_runs_the_tool_and_the_model_gets_its_result() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn a_server_that_hangs_at_start_holds_a_message_10_s_not_its_30_s_start_timeout() {
+    let fake = FakeProvider::start(Script::new([Turn::text(["Hello."])])).await;
+    let home = tempfile::tempdir().unwrap();
+    let log = tempfile::NamedTempFile::new().unwrap();
+    let mut hung = fault_server(log.path());
+    hung["args"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!("--hang-init"));
+    let url = format!("{}/v1", fake.server().base_url());
+    write_settings(
+        home.path(),
+        Some(&url),
+        json!({"everything": everything(), "hung": hung}),
+    );
+    let started = std::time::Instant::now();
+    let out = run(home.path(), &["chat", "--session", "s", "hello"]).await;
+    let took = started.elapsed();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), "Hello.\n");
+    // Before, every message waited for the hung server's whole start timeout (30 s).
+    assert!(took < Duration::from_secs(25), "{took:?}");
+    assert!(
+        text(&out.stderr).contains("the MCP server \"hung\" is still starting after 10 s; its tools are left out until it is ready"),
+        "{}",
+        text(&out.stderr)
+    );
+    // The servers that did start are offered.
+    let tools = fake.generate_requests()[0].json()["tools"].to_string();
+    assert!(tools.contains("everything__echo"), "{tools}");
+    assert!(!tools.contains("hung__"), "{tools}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn chat_without_a_terminal_denies_a_call_that_needs_approval_and_names_the_flag() {
     let fake = FakeProvider::start(echo_call("I could not run it.")).await;
     let home = tempfile::tempdir().unwrap();

@@ -32,6 +32,9 @@ pub struct Options {
     pub message: Option<String>,
 }
 
+/// How long a chat waits for MCP servers still starting before it sends.
+const TOOLS_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// Longest title taken from a conversation's first message.
 const TITLE_CHARS: usize = 60;
 
@@ -39,8 +42,17 @@ pub async fn run(ctx: &Context, options: Options) -> Result<(), CliError> {
     // Before the engine starts, so a signal at any point is handled (see signals.rs).
     let signals = Signals::listen();
     let (engine, mcp) = Engine::start_with_tools(&ctx.paths).await?;
-    // A one-shot message needs the servers' tools now: wait (bounded) for them to start.
-    mcp.wait_started(std::time::Duration::from_secs(30)).await;
+    // The first message needs the servers' tools: wait for them to start, but not for one
+    // that hangs (its own start timeout is 30 s, which every message would have waited).
+    mcp.wait_started(TOOLS_WAIT).await;
+    for server in mcp.describe().iter().filter(|s| s.state == "starting") {
+        errln!(
+            "lango: the MCP server \"{}\" is still starting after {} s; its tools are left out until it is ready (`lango mcp test {}` shows why)",
+            server.name,
+            TOOLS_WAIT.as_secs(),
+            server.name
+        );
+    }
     let hooks = super::approve::hooks(options.approve, &ctx.paths);
     let ctx = &Context {
         paths: ctx.paths.clone(),
