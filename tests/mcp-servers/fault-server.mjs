@@ -1,10 +1,12 @@
 // A real MCP server on the official TypeScript SDK that misbehaves on purpose, for Lango's
 // tests of what a careless or broken server must not do to a conversation.
 //   node fault-server.mjs [--garbage] [--hang-init] [--exit-at-start] [--stderr-not-utf8]
-//   node fault-server.mjs --http [--json]   (Streamable HTTP on $PORT, stateless; answers as
+//   node fault-server.mjs --http [--json] [--require-token T]
+//                                           (Streamable HTTP on $PORT, stateless; answers as
 //                                            SSE events, or as JSON bodies with --json; a call
 //                                            of "bad_gateway" gets a proxy's HTML 502, one of
-//                                            "cut_stream" an event stream cut mid-way)
+//                                            "cut_stream" an event stream cut mid-way; with
+//                                            --require-token, 401 without "Bearer T")
 // Tools: echo, big (n bytes of text), shout (n bytes to stderr), sleep (ms; logs a cancellation to $FAULT_LOG),
 // crash (exits mid-call), add_tool (adds a tool: the SDK sends tools/list_changed),
 // env (the names of its environment variables), image (a tiny PNG).
@@ -33,7 +35,15 @@ if (args.has('--hang-init')) {
   setInterval(() => {}, 1 << 30);
 } else if (args.has('--http')) {
   // Stateless: a server and transport for each request, as the SDK's examples do.
+  const argv = process.argv.slice(2);
+  const token = argv.includes('--require-token') ? argv[argv.indexOf('--require-token') + 1] : null;
   createServer(async (req, res) => {
+    if (token && req.headers.authorization !== `Bearer ${token}`) {
+      // What a server behind OAuth answers a client without its token.
+      res.writeHead(401, { 'www-authenticate': 'Bearer resource_metadata="http://127.0.0.1/.well-known/oauth-protected-resource"', 'content-type': 'application/json' });
+      res.end('{"error":"invalid_token"}');
+      return;
+    }
     const chunks = [];
     for await (const chunk of req) chunks.push(chunk);
     const body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : undefined;

@@ -474,6 +474,29 @@ async fn a_remote_address_that_is_no_mcp_server_or_unreachable_fails_in_plain_wo
 }
 
 #[tokio::test]
+async fn a_remote_server_asking_to_sign_in_says_so_and_a_token_in_its_headers_lets_lango_in() {
+    let server = http_server("fault-server.mjs", &["--http", "--require-token", "t0k3n"]).await;
+    let without = hub(vec![("remote", remote(&server.url))]).await;
+    let why = match state(&without, "remote") {
+        ServerState::Failed(why) => why,
+        other => panic!("{other:?}"),
+    };
+    // Before: "the connection to … failed: authorization required: Bearer resource_metadata=…".
+    assert_eq!(
+        why,
+        format!("the server failed while starting: {} answered HTTP 401 Unauthorized: the server asks to sign in. Lango cannot sign in to an MCP server by itself; if the server takes a token, set it in the server's headers (\"Authorization\": \"Bearer keychain:NAME\")", server.url)
+    );
+    without.shutdown();
+    let with_token = McpServerSettings::with_transport(McpTransport::Http {
+        url: server.url.clone(),
+        headers: [("Authorization".to_owned(), "Bearer t0k3n".to_owned())].into(),
+    });
+    let hub = hub(vec![("remote", with_token)]).await;
+    echo_still_works(&hub, "remote").await;
+    hub.shutdown();
+}
+
+#[tokio::test]
 async fn an_answer_too_large_to_read_fails_its_call_with_the_size_and_the_server_stays_usable() {
     let log = tempfile::NamedTempFile::new().unwrap();
     let hub = hub(vec![("fault", fault(&[], log.path()))]).await;

@@ -254,6 +254,9 @@ pub fn start_failure(url: &str, error: &rmcp::service::ClientInitializeError) ->
     use rmcp::service::ClientInitializeError as E;
     match error {
         // An HTTP failure put in an answer's place by this client (above).
+        E::JsonRpcError(data) if is_sign_in(&data.message) => {
+            format!("{url} answered {}", data.message)
+        }
         E::JsonRpcError(data) if data.message.starts_with("HTTP ") => format!(
             "{url} answered {} — is it the address of an MCP server (Streamable HTTP)?",
             data.message
@@ -305,10 +308,24 @@ fn reqwest_connect_failure(error: &(dyn std::error::Error + 'static)) -> bool {
     false
 }
 
+/// Whether a refusal's words are about letting Lango in (HTTP 401 or 403), where the
+/// address is right.
+fn is_sign_in(said: &str) -> bool {
+    said.starts_with("HTTP 401 ") || said.starts_with("HTTP 403 ")
+}
+
 /// What an HTTP answer that is not JSON-RPC said, in a few plain words: `None` for the
-/// failures the SDK handles itself (an expired session, a sign-in, no connection at all).
+/// failures the SDK handles itself (an expired session, no connection at all).
 fn http_refusal(error: &StreamableHttpError<reqwest::Error>) -> Option<String> {
     let said = match error {
+        // Lango has no OAuth sign-in for MCP servers; a token in the headers is what it has.
+        StreamableHttpError::AuthRequired(_) => return Some(
+            "HTTP 401 Unauthorized: the server asks to sign in. Lango cannot sign in to an MCP server by itself; if the server takes a token, set it in the server's headers (\"Authorization\": \"Bearer keychain:NAME\")".to_owned(),
+        ),
+        StreamableHttpError::InsufficientScope(e) => {
+            let scope = e.required_scope.as_deref().map(|s| format!(" (it asks for {s})")).unwrap_or_default();
+            format!("HTTP 403 Forbidden: the server's token does not allow this{scope}")
+        }
         StreamableHttpError::HttpStatus(status) => {
             let reason = reqwest::StatusCode::from_u16(status.status)
                 .ok()
@@ -406,6 +423,19 @@ mod tests {
         let said =
             http_refusal(&StreamableHttpError::UnexpectedServerResponse(page.into())).unwrap();
         assert_eq!(said, "HTTP 400: no");
+    }
+
+    #[test]
+    fn a_server_asking_to_sign_in_is_told_apart_from_one_that_is_no_mcp_server() {
+        use rmcp::transport::streamable_http_client::AuthRequiredError;
+        let error = StreamableHttpError::AuthRequired(AuthRequiredError::new("Bearer".into()));
+        let said = http_refusal(&error).unwrap();
+        assert!(
+            said.starts_with("HTTP 401 Unauthorized: the server asks to sign in."),
+            "{said}"
+        );
+        assert!(is_sign_in(&said));
+        assert!(!is_sign_in("HTTP 404 Not Found: no such page"));
     }
 
     #[test]
