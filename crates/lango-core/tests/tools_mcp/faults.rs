@@ -497,6 +497,52 @@ async fn a_remote_server_asking_to_sign_in_says_so_and_a_token_in_its_headers_le
 }
 
 #[tokio::test]
+async fn a_remote_server_that_restarts_is_reached_again_without_a_restart_in_lango() {
+    let port = free_port();
+    let script =
+        servers_dir().join("node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+    let everything = || {
+        let mut cmd = tokio::process::Command::new("node");
+        cmd.arg(&script)
+            .arg("streamableHttp")
+            .env("PORT", port.to_string());
+        cmd
+    };
+    let first = listening(everything(), port, "server-everything").await;
+    let hub = hub(vec![(
+        "remote",
+        remote(&format!("http://127.0.0.1:{port}/mcp")),
+    )])
+    .await;
+    echo_still_works(&hub, "remote").await;
+
+    drop(first);
+    let down = eventually(Duration::from_secs(10), || {
+        std::net::TcpStream::connect(("127.0.0.1", port)).is_err()
+    })
+    .await;
+    assert!(down);
+    // Nobody at the address: the call was never made, and it says so (it read "the
+    // connection was lost while the tool was running (it may have run the tool…)").
+    let err = tool(&hub, "remote__echo")
+        .run_output(ctx(), args(json!({"message": "while down"})))
+        .await
+        .unwrap_err();
+    assert!(
+        err.starts_with("could not reach the server \"remote\" (Connection refused")
+            && err.ends_with("); the tool did not run"),
+        "{err}"
+    );
+
+    // Back, it has forgotten our session and answers 400 "No valid session ID provided".
+    // Before, every later call failed so until the user restarted the server in Settings.
+    let _second = listening(everything(), port, "server-everything again").await;
+    echo_still_works(&hub, "remote").await;
+    echo_still_works(&hub, "remote").await;
+    hub.shutdown();
+}
+
+#[tokio::test]
 async fn an_answer_too_large_to_read_fails_its_call_with_the_size_and_the_server_stays_usable() {
     let log = tempfile::NamedTempFile::new().unwrap();
     let hub = hub(vec![("fault", fault(&[], log.path()))]).await;

@@ -340,6 +340,15 @@ impl Connection {
 
     fn service_error(&self, e: rmcp::ServiceError) -> McpError {
         match e {
+            // Over HTTP, a request that found no one listening was never run.
+            rmcp::ServiceError::TransportSend(e)
+                if self.pid.is_none() && super::http::reqwest_connect_failure(&e) =>
+            {
+                McpError::Unreachable {
+                    server: self.server.clone(),
+                    cause: super::http::innermost(&e),
+                }
+            }
             rmcp::ServiceError::TransportClosed | rmcp::ServiceError::TransportSend(_) => {
                 self.gone()
             }

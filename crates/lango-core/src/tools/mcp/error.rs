@@ -22,6 +22,9 @@ pub enum McpError {
     /// A remote server: its connection ended, which says nothing of the server itself.
     #[error("the connection to the server \"{server}\" was lost while the tool was running (it may have run the tool all the same)")]
     ConnectionLost { server: String },
+    /// A remote server no one answered at its address: the call was not made.
+    #[error("could not reach the server \"{server}\" ({cause}); the tool did not run")]
+    Unreachable { server: String, cause: String },
     #[error("the server \"{server}\" answered with an error: {message}")]
     Protocol { server: String, message: String },
     #[error("the answer from \"{server}\" was too large to read: {}more than the {limit} Lango accepts from a tool. Ask for a smaller part (a range of lines, a narrower query)", .size.as_deref().map(|s| format!("{s}, ")).unwrap_or_default())]
@@ -47,6 +50,7 @@ impl McpError {
             Self::NotRunning(_) => "not_running",
             Self::ServerGone { .. } => "server_gone",
             Self::ConnectionLost { .. } => "connection_lost",
+            Self::Unreachable { .. } => "unreachable",
             Self::Protocol { .. } => "protocol",
             Self::AnswerTooLarge { .. } => "answer_too_large",
             Self::UnknownServer(_) => "unknown_server",

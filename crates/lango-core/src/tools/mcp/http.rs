@@ -7,6 +7,8 @@
 //!   is given the id of the one request its POST carried (the SDK alone cannot match it);
 //! - an HTTP failure that is not JSON-RPC (a proxy's 502 page, a 429) is answered to that
 //!   request with its status (the SDK alone fails the send: "the server stopped");
+//! - a server that forgot our session (it restarted) and says so with a 400 instead of the
+//!   spec's 404 gets a new session, as the SDK does for a 404;
 //! - a server that cannot be started is described by the cause under the SDK's errors.
 //!
 //! Owns building the HTTP client (headers, secrets, timeouts) and those answers. The error's
@@ -151,6 +153,7 @@ impl StreamableHttpClient for BoundedClient {
         let id = request_id
             .as_ref()
             .and_then(|id| serde_json::to_value(id).ok());
+        let in_session = session_id.is_some();
         let response = self
             .inner
             .post_message_with_response_limits(
@@ -171,6 +174,18 @@ impl StreamableHttpClient for BoundedClient {
                     Ok(answer) => Ok(StreamableHttpPostResponse::Json(answer, None)),
                     Err(_) => Err(StreamableHttpError::ResponseBodyTooLarge { max_size }),
                 }
+            }
+            // A server restarted since it gave us our session: the MCP spec has it answer 404
+            // (the SDK then starts a new session and sends the request again), but servers
+            // built on the TypeScript SDK's examples — server-everything too — answer 400 "No
+            // valid session ID provided", without an id, and every later call failed so.
+            Ok(StreamableHttpPostResponse::Json(ServerJsonRpcMessage::Error(error), _))
+                if in_session
+                    && error.id.is_none()
+                    && error.error.message.to_lowercase().contains("session") =>
+            {
+                tracing::info!(said = %error.error.message, "an MCP server no longer knows our session; starting a new one");
+                Err(StreamableHttpError::SessionExpired)
             }
             // A server that could not read the request (too large for it: HTTP 413) answers
             // without an id; the answer to this POST is this request's all the same.
@@ -286,7 +301,7 @@ fn cause<'a>(
 }
 
 /// The last error in `error`'s chain of causes.
-fn innermost(error: &(dyn std::error::Error + 'static)) -> String {
+pub fn innermost(error: &(dyn std::error::Error + 'static)) -> String {
     let mut last = error;
     while let Some(next) = cause(last) {
         last = next;
@@ -295,7 +310,7 @@ fn innermost(error: &(dyn std::error::Error + 'static)) -> String {
 }
 
 /// Whether a connection could not be made at all (refused, no such host, no route).
-fn reqwest_connect_failure(error: &(dyn std::error::Error + 'static)) -> bool {
+pub fn reqwest_connect_failure(error: &(dyn std::error::Error + 'static)) -> bool {
     let mut next = Some(error);
     while let Some(e) = next {
         if e.downcast_ref::<reqwest::Error>()
