@@ -5,5 +5,6 @@
 
 mod approval;
 mod faults;
+mod remote;
 mod servers;
 mod support;
