@@ -15,7 +15,8 @@ use serde_json::Value;
 
 use super::dto::{ExportResult, ToolResultText};
 use super::{App, AppError};
-use crate::store::{char_floor, StoredMessage, ToolCall, HEAD_BYTES, INLINE_RESULT_BYTES};
+use crate::store::{StoredMessage, ToolCall, HEAD_BYTES, INLINE_RESULT_BYTES};
+use crate::text::floor_char_boundary;
 
 /// A result up to this size reaches the window whole (the size the store keeps inline).
 pub const PAGE_RESULT_BYTES: usize = INLINE_RESULT_BYTES;
@@ -40,7 +41,7 @@ pub(super) fn cut_for_page(messages: &mut [StoredMessage]) {
             call.output.clear();
             if full.len() > PAGE_RESULT_BYTES {
                 meta.full_output_bytes = Some(full.len() as u64);
-                full.truncate(char_floor(full, HEAD_BYTES));
+                full.truncate(floor_char_boundary(full, HEAD_BYTES));
             }
         }
     }
@@ -93,7 +94,7 @@ impl App {
     ) -> Result<ToolResultText, AppError> {
         let mut text = self.whole_result(key, seq, call_id).await?.1;
         let bytes = text.len();
-        text.truncate(char_floor(&text, SHOWN_RESULT_BYTES));
+        text.truncate(floor_char_boundary(&text, SHOWN_RESULT_BYTES));
         let complete = text.len() == bytes;
         Ok(ToolResultText {
             text,

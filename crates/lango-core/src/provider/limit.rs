@@ -14,6 +14,7 @@
 use super::error::ProviderError;
 use super::http::Decoder;
 use super::types::StreamEvent;
+use crate::text::floor_char_boundary;
 
 /// No tokenizer averages this many bytes per token over a reply (English ≈ 4, CJK ≈ 3,
 /// code a little more), so a reply this long clearly exceeds its max tokens.
@@ -202,15 +203,6 @@ fn content_bytes(event: &StreamEvent) -> usize {
         }
         _ => 0,
     }
-}
-
-/// The largest index <= `at` that is a char boundary of `text`.
-fn floor_char_boundary(text: &str, at: usize) -> usize {
-    let mut i = at.min(text.len());
-    while !text.is_char_boundary(i) {
-        i -= 1;
-    }
-    i
 }
 
 #[cfg(test)]

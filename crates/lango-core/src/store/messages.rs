@@ -427,21 +427,14 @@ impl Store {
         key: &str,
         messages: &mut [StoredMessage],
     ) -> StoreResult<()> {
-        let cut: Vec<i64> = messages
-            .iter()
-            .filter(|m| {
-                m.tool_calls.iter().any(|c| {
-                    c.meta
-                        .as_ref()
-                        .is_some_and(|m| m.full_output_bytes.is_some())
-                })
-            })
-            .map(|m| m.seq)
-            .collect();
-        for seq in cut {
-            let calls = self.tool_calls_at(key, seq).await?;
-            if let Some(message) = messages.iter_mut().find(|m| m.seq == seq) {
-                message.tool_calls = calls;
+        for message in messages.iter_mut() {
+            let cut = message.tool_calls.iter().any(|c| {
+                c.meta
+                    .as_ref()
+                    .is_some_and(|m| m.full_output_bytes.is_some())
+            });
+            if cut {
+                message.tool_calls = self.tool_calls_at(key, message.seq).await?;
             }
         }
         Ok(())

@@ -72,7 +72,7 @@ pub use models::{
 pub use open::MIGRATOR;
 pub use sessions::SessionCursor;
 pub(crate) use side_file::side_file;
-pub use tool_results::{char_floor, HEAD_BYTES, INLINE_RESULT_BYTES};
+pub use tool_results::{HEAD_BYTES, INLINE_RESULT_BYTES};
 pub use vectors::{Triple, VectorRow};
 pub use writable::folder_is_writable;
 

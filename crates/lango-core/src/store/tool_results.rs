@@ -9,6 +9,7 @@
 use serde_json::Value;
 
 use super::models::ToolCall;
+use crate::text::floor_char_boundary;
 
 /// A whole result up to this size stays in the calls' JSON.
 pub const INLINE_RESULT_BYTES: usize = 64 * 1024;
@@ -31,15 +32,10 @@ pub(super) fn split(calls: &[ToolCall]) -> (Vec<ToolCall>, Option<Vec<Option<&st
             continue;
         };
         *whole = Some(full);
-        let mut cut = ToolCall {
-            meta: None,
-            ..call.clone()
-        };
-        if let Some(meta) = call.meta.as_ref() {
-            let mut meta = meta.clone();
-            meta.full_output = Some(full[..char_floor(full, HEAD_BYTES)].to_owned());
+        let mut cut = call.clone();
+        if let Some(meta) = cut.meta.as_mut() {
+            meta.full_output = Some(full[..floor_char_boundary(full, HEAD_BYTES)].to_owned());
             meta.full_output_bytes = Some(full.len() as u64);
-            cut.meta = Some(meta);
         }
         kept.push(cut);
     }
@@ -67,15 +63,6 @@ pub(super) fn merge(calls: &mut [ToolCall], stored: Option<&str>, message_id: i6
         meta.full_output = Some(whole);
         meta.full_output_bytes = None;
     }
-}
-
-/// The largest char boundary of `text` at or below `at`.
-pub fn char_floor(text: &str, at: usize) -> usize {
-    let mut end = at.min(text.len());
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    end
 }
 
 /// The whole results as the column stores them.

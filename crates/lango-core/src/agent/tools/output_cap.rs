@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
+use crate::text::floor_char_boundary;
 use crate::tokens::TokenCounter;
 
 /// Tokens kept free for the marker and the JSON around the cut text.
@@ -117,14 +118,6 @@ impl OutputCap {
         }
         &text[..floor_char_boundary(text, lo)]
     }
-}
-
-fn floor_char_boundary(text: &str, mut i: usize) -> usize {
-    i = i.min(text.len());
-    while i > 0 && !text.is_char_boundary(i) {
-        i -= 1;
-    }
-    i
 }
 
 #[cfg(test)]
