@@ -54,6 +54,10 @@ pub trait Session: Send + Sync {
     fn state(&self) -> Map<String, Value>;
     /// A fresh view of the events, reflecting every event appended through the service.
     fn events(&self) -> Box<dyn EventsView>;
+    /// A fresh view within `budget` tokens of history (never more than the session's own
+    /// budget), and what the history in it costs by the store's counts: a model whose
+    /// context turned out smaller than its budget is sent less (runner::fit).
+    fn events_within(&self, budget: usize) -> (Box<dyn EventsView>, usize);
     /// Lets a `SessionService` reach its own session type (to update the in-memory history
     /// in `append_event`).
     fn as_any(&self) -> &dyn std::any::Any;

@@ -113,8 +113,13 @@ impl App {
         self.inner.store.get_or_create_session(key).await?;
         let turn = engine.turn(key).await?;
         let assembled = engine.inspect_turn(key, &turn).await?;
-        // The conversation's own model's budget (its context window), as the turn uses.
+        // The conversation's own model's budget (its context window), as the turn uses —
+        // less when the model refused a longer history in this run (runner::fit).
         let history_budget = turn.history_budget.unwrap_or(engine.history_budget);
+        let history_budget = engine
+            .runner
+            .learned_budget(Some(&turn))
+            .map_or(history_budget, |learned| learned.min(history_budget));
         let memory_enabled = engine.memory.is_some();
         let memory = assembled.sections.iter().find(|s| s.name == "memory");
         let tools = engine.tool_definitions();

@@ -50,6 +50,16 @@ pub(super) fn provider(e: &ProviderError) -> Option<String> {
                 "Lango could not read the API key of “{provider}”. Check that the OS keychain is unlocked, or enter the key again under Settings → Providers."
             ))
         }
+        // Reaching the user, the history was already cut to the newest message (runner::fit).
+        ProviderError::ContextExceeded { limit, .. } => {
+            let window = limit
+                .window
+                .map(|w| format!(" ({w} tokens)"))
+                .unwrap_or_default();
+            return Some(format!(
+                "This message does not fit the model's context{window}, even with the older messages left out: the system prompt, memory and tool definitions take room too. Shorten the message, turn off tools you do not need (Settings → Tools), or pick a model with a larger context."
+            ));
+        }
         ProviderError::RateLimited { retry_after, .. } => {
             return Some(match retry_after {
                 Some(wait) => format!(

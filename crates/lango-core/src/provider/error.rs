@@ -2,6 +2,8 @@
 
 use std::time::Duration;
 
+use super::overflow::{context_limit, ContextLimit};
+
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ProviderError {
     /// 401/403: the key is missing, wrong or lacks access.
@@ -22,6 +24,14 @@ pub enum ProviderError {
     /// 400/413/422: the provider's own explanation of what it did not accept.
     #[error("the provider did not accept the request: {message}")]
     BadRequest { message: String },
+
+    /// 400/413: the prompt is longer than the model's context window, as the provider said
+    /// (`limit`: the window and what was sent, when it named them; provider::overflow).
+    #[error("the conversation is too long for the model's context{}: {message}", limit.window.map(|w| format!(" ({w} tokens)")).unwrap_or_default())]
+    ContextExceeded {
+        limit: ContextLimit,
+        message: String,
+    },
 
     /// 5xx (and Anthropic's 529), after the retries ran out.
     #[error("the provider had a server error ({status}): {message}")]
@@ -113,6 +123,7 @@ impl ProviderError {
             Self::NotFound { .. } => "not_found",
             Self::RateLimited { .. } => "rate_limited",
             Self::BadRequest { .. } => "bad_request",
+            Self::ContextExceeded { .. } => "context_exceeded",
             Self::Server { .. } => "server_error",
             Self::Network { .. } => "network",
             Self::Timeout { .. } => "timeout",
@@ -158,6 +169,10 @@ impl ProviderError {
                 message: scrub(message),
             },
             Self::BadRequest { message } => Self::BadRequest {
+                message: scrub(message),
+            },
+            Self::ContextExceeded { limit, message } => Self::ContextExceeded {
+                limit,
                 message: scrub(message),
             },
             Self::Server { status, message } => Self::Server {
@@ -214,6 +229,8 @@ impl ProviderError {
             400 | 409 | 413 | 422 => {
                 if message.to_lowercase().contains("does not support tools") {
                     Self::Unsupported { message }
+                } else if let Some(limit) = context_limit(body, &message) {
+                    Self::ContextExceeded { limit, message }
                 } else {
                     Self::BadRequest { message }
                 }

@@ -16,6 +16,7 @@ pub mod ndjson;
 pub mod ollama;
 pub mod openai;
 pub mod orphans;
+pub mod overflow;
 pub mod registry;
 pub mod sse;
 mod types;
@@ -23,6 +24,7 @@ pub mod vision;
 
 pub use config::ProviderConfig;
 pub use error::{NetworkFailure, ProviderError};
+pub use overflow::ContextLimit;
 pub use types::{
     stream_of, BoxFuture, EventStream, GenerateParams, ImageInput, Message, ModelInfo, Provider,
     Role, StopReason, StreamEvent, ToolCallChunk, ToolCallRequest, ToolSpec, Usage,

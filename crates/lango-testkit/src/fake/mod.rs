@@ -48,6 +48,7 @@ struct State {
     next: AtomicUsize,
     models: Vec<String>,
     require_key: Option<String>,
+    context_window: Option<u64>,
 }
 
 /// A running fake provider. Derefs to its [`TestServer`] (`base_url()`, `port`,
@@ -100,6 +101,7 @@ impl FakeProvider {
             next: AtomicUsize::new(0),
             models,
             require_key: script.require_key,
+            context_window: script.context_window,
         });
         let handler_state = state.clone();
         let server =
@@ -127,6 +129,12 @@ impl FakeProvider {
     }
 }
 
+/// The fake's token count of a generate request: its body's bytes / 4 (about what real
+/// tokenizers make of English text with JSON around it).
+pub fn prompt_tokens(req: &RecordedRequest) -> u64 {
+    req.body.len() as u64 / 4
+}
+
 // ---------------------------------------------------------------------------------------
 // Request handling
 
@@ -141,6 +149,9 @@ impl State {
                     "Incorrect API key provided (fake provider)",
                     None,
                 );
+            }
+            if let Some(refusal) = self.over_context(req) {
+                return refusal;
             }
             let n = self.next.fetch_add(1, Ordering::SeqCst);
             let turn = self.turns[n.min(self.turns.len() - 1)].clone();
@@ -177,6 +188,18 @@ impl State {
                 ))
             ),
         )
+    }
+
+    /// llama.cpp's refusal of a prompt over its context (the recorded fixture's shape).
+    fn over_context(&self, req: &RecordedRequest) -> Option<Reply> {
+        let window = self.context_window?;
+        let prompt = prompt_tokens(req);
+        (prompt > window).then(|| {
+            let body = format!(
+                r#"{{"error":{{"code":400,"message":"request ({prompt} tokens) exceeds the available context size ({window} tokens), try increasing it","type":"exceed_context_size_error","n_prompt_tokens":{prompt},"n_ctx":{window}}}}}"#
+            );
+            Reply::full(400, "application/json", body)
+        })
     }
 
     fn authorized(&self, req: &RecordedRequest) -> bool {

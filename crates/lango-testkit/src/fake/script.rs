@@ -159,6 +159,12 @@ pub struct Script {
     /// get a 401 in the caller's format, without consuming a turn.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub require_key: Option<String>,
+    /// When set, a generate request whose prompt is over this many tokens (counted as a
+    /// request body's bytes / 4) is refused as llama.cpp's server refuses it — HTTP 400
+    /// `exceed_context_size_error` with `n_prompt_tokens` and `n_ctx` — without consuming a
+    /// turn: a model served with a smaller context than its name suggests.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context_window: Option<u64>,
 }
 
 impl Script {
@@ -171,6 +177,11 @@ impl Script {
 
     pub fn with_models<S: Into<String>>(mut self, models: impl IntoIterator<Item = S>) -> Self {
         self.models = models.into_iter().map(Into::into).collect();
+        self
+    }
+
+    pub fn with_context_window(mut self, tokens: u64) -> Self {
+        self.context_window = Some(tokens);
         self
     }
 

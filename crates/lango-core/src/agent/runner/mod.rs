@@ -15,6 +15,7 @@
 mod agent;
 mod collect;
 mod dangling;
+mod fit;
 mod request;
 mod tool_call;
 
@@ -33,6 +34,7 @@ pub use collect::{
     correction_message, extract_missing_agent, run_and_collect, run_and_collect_with,
 };
 pub use dangling::DanglingCallCloser;
+pub use fit::{smaller_budget, LearnedBudgets};
 pub use tool_call::DENIED_MESSAGE;
 
 use super::context::RequestContext;
@@ -66,6 +68,8 @@ pub struct Runner {
     output_cap: Option<OutputCap>,
     /// `tools.maxCallsPerTurn`; 0 = no limit.
     max_tool_calls: u32,
+    /// History budgets models' contexts held when smaller than their names suggest (fit.rs).
+    learned: LearnedBudgets,
 }
 
 impl std::fmt::Debug for Runner {
@@ -90,6 +94,7 @@ impl Runner {
             closer: None,
             output_cap: None,
             max_tool_calls: 0,
+            learned: LearnedBudgets::default(),
         }
     }
 
@@ -238,17 +243,21 @@ impl Runner {
                 turn: ctx.turn.clone(),
             };
             let tools = self.adapters(active);
-            let request = self.request(active, session.as_ref(), &tools, ctx.turn.as_deref());
-            let request = or_cancel(cancel, self.resolve(request, ctx.turn.as_deref())).await??;
-
-            let mut responses = active.model.generate_content(&call_ctx, request, stream);
+            let (mut responses, first) = self
+                .start_call(active, session.as_ref(), &tools, ctx, &call_ctx, stream)
+                .await?;
+            let mut first = Some(first);
             let mut calls: Vec<FunctionCall> = Vec::new();
             // The output limit cut this step: its last call's arguments may be incomplete.
             let mut cut_at_limit = false;
             // Text the user has already seen of this step: kept if the step fails midway.
             let mut streamed = String::new();
             loop {
-                let next = match or_cancel(cancel, responses.next()).await {
+                let item = match first.take() {
+                    Some(item) => item,
+                    None => or_cancel(cancel, responses.next()).await,
+                };
+                let next = match item {
                     Ok(Some(Ok(response))) => response,
                     Ok(None) => break,
                     Ok(Some(Err(e))) | Err(e) => {

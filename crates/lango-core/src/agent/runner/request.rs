@@ -25,8 +25,9 @@ impl Runner {
         let budget = turn.and_then(|t| t.history_budget);
         let session = self.sessions.get_with_budget(session_key, budget).await?;
         let tools = self.adapters(&self.root);
+        let learned = self.learned_budget(turn);
         self.resolve(
-            self.request(&self.root, session.as_ref(), &tools, turn),
+            self.request(&self.root, session.as_ref(), &tools, turn, learned),
             turn,
         )
         .await
@@ -60,20 +61,21 @@ impl Runner {
     }
 
     /// The request for the active agent: the session's events, its instruction and tools,
-    /// with the conversation's own model and settings (`turn`) over the agent's.
+    /// with the conversation's own model and settings (`turn`) over the agent's. `history`
+    /// narrows the session's history budget (a model whose context held less: fit.rs).
     pub(super) fn request(
         &self,
         agent: &Agent,
         session: &dyn Session,
         tools: &[ToolAdapter],
         turn: Option<&TurnSettings>,
+        history: Option<usize>,
     ) -> LlmRequest {
-        let contents = session
-            .events()
-            .all()
-            .into_iter()
-            .filter_map(|e| e.content)
-            .collect();
+        let events = match history {
+            Some(budget) => session.events_within(budget).0,
+            None => session.events(),
+        };
+        let contents = events.all().into_iter().filter_map(|e| e.content).collect();
         let specs = self.tool_specs(agent, tools);
         let instruction = match turn.and_then(|t| t.system_prompt.as_ref()) {
             Some(own) if agent.name == self.root.name => own,

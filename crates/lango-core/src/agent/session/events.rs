@@ -99,6 +99,17 @@ impl EventsAdapter {
         }
     }
 
+    /// What the messages that reach the model cost, by the store's token counts (a cut row
+    /// counts what fit.rs kept of it).
+    pub fn history_tokens(&self) -> usize {
+        let total = self
+            .truncated_history()
+            .iter()
+            .map(super::truncate::cost)
+            .fold(0u64, u64::saturating_add);
+        usize::try_from(total).unwrap_or(usize::MAX)
+    }
+
     /// How many times truncation ran (0 before first use, then 1 forever; spec 004).
     #[doc(hidden)]
     pub fn truncation_runs(&self) -> usize {

@@ -126,6 +126,18 @@ impl Session for SessionAdapter {
         Box::new(self.events_adapter())
     }
 
+    fn events_within(&self, budget: usize) -> (Box<dyn EventsView>, usize) {
+        let snapshot = Arc::clone(&lock(&self.history));
+        let adapter = EventsAdapter::with_budget(
+            snapshot,
+            budget.min(self.budget),
+            &self.root_agent_name,
+            self.older_cut,
+        );
+        let tokens = adapter.history_tokens();
+        (Box::new(adapter), tokens)
+    }
+
     fn as_any(&self) -> &dyn std::any::Any {
         self
     }

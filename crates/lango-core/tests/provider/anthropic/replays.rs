@@ -29,12 +29,14 @@ async fn genai_haiku45_usage_stream_text_and_usage_with_padding_and_ping() {
 }
 
 #[tokio::test]
-async fn llama_server_error_http400_exceed_context_size_openai_shaped_is_a_bad_request_with_the_message(
+async fn llama_server_error_http400_exceed_context_size_openai_shaped_names_the_window_and_the_prompt(
 ) {
     let out =
         replay("anthropic/llama-server/error_http400_exceed_context_size_OPENAI_SHAPED.json").await;
     assert!(
-        matches!(out.error(), ProviderError::BadRequest { message } if message.contains("exceeds the available context size")),
+        matches!(out.error(), ProviderError::ContextExceeded { limit, message }
+            if message.contains("exceeds the available context size")
+                && limit.window == Some(4096) && limit.sent == Some(6010)),
         "{:?}",
         out.terminal
     );

@@ -269,12 +269,20 @@ async fn assert_bad_request(fixture: &str, expected: &str) {
 }
 
 #[tokio::test]
-async fn compat_llama_server_error_http400_exceed_context_size() {
-    assert_bad_request(
-        "openai-compatible/llama-server/error_http400_exceed_context_size.json",
-        "request (6010 tokens) exceeds the available context size (4096 tokens), try increasing it",
-    )
-    .await;
+async fn compat_llama_server_error_http400_exceed_context_size_names_the_window_and_the_prompt() {
+    let o = replay("openai-compatible/llama-server/error_http400_exceed_context_size.json").await;
+    o.assert_no_text_thought_or_calls();
+    assert_eq!(
+        o.terminal,
+        StreamEvent::Error(ProviderError::ContextExceeded {
+            limit: lango_core::provider::ContextLimit {
+                window: Some(4096),
+                sent: Some(6010),
+            },
+            message: "request (6010 tokens) exceeds the available context size (4096 tokens), try increasing it".into(),
+        })
+    );
+    assert_eq!(o.requests.len(), 1, "a 400 is not retried by the client");
 }
 
 #[tokio::test]

@@ -1,0 +1,112 @@
+//! A model served with a smaller context window than its name suggests (llama.cpp runs any
+//! model with 4,096 tokens unless told otherwise; Lango budgets 32,000 for a model of no known
+//! family): the provider's refusal of a too-long prompt is answered with less history, the
+//! size that fit is kept for later messages, and a message that cannot fit even alone says
+//! so in plain words. A real SQLite file, real HTTP to the fake provider refusing as
+//! llama.cpp's server does.
+
+use std::path::Path;
+
+use lango_core::app::{App, TurnStatus};
+use lango_core::paths::AppPaths;
+use lango_testkit::fake::{prompt_tokens, FakeProvider, Script, Turn};
+use serde_json::json;
+
+async fn app_with_window(window: u64) -> (tempfile::TempDir, FakeProvider, App) {
+    let home = tempfile::tempdir().unwrap();
+    let fake =
+        FakeProvider::start(Script::new([Turn::text(["Noted."])]).with_context_window(window))
+            .await;
+    let settings = json!({
+        "providers": {"local": {"type": "openai-compatible", "baseUrl": format!("{}/v1", fake.base_url()), "defaultModel": "smollm2"}},
+        "agent": {"provider": "local", "maxTokens": 200},
+        "observationalMemory": {"enabled": false},
+    });
+    std::fs::write(home.path().join("settings.json"), settings.to_string()).unwrap();
+    let app = open(home.path()).await;
+    (home, fake, app)
+}
+
+async fn open(home: &Path) -> App {
+    App::open(AppPaths::under(home)).await.expect("app opens")
+}
+
+/// A message of about 100 tokens that names its number.
+fn message(n: usize) -> String {
+    format!(
+        "Fact number {n}: {}",
+        "the quick brown fox jumps over the lazy dog. ".repeat(9)
+    )
+}
+
+#[tokio::test]
+async fn a_model_with_a_small_context_answers_every_message_of_a_long_conversation() {
+    let window = 1_500;
+    let (_home, fake, app) = app_with_window(window).await;
+    for n in 1..=30 {
+        let outcome = app.send("s", &message(n), |_| {}).await.expect("turn runs");
+        assert_eq!(
+            outcome.status,
+            TurnStatus::Complete,
+            "message {n}: {:?}",
+            outcome.error
+        );
+        // The request that was answered carried this message.
+        let served = fake
+            .generate_requests()
+            .into_iter()
+            .rfind(|r| prompt_tokens(r) <= window)
+            .expect("an answered request");
+        assert!(
+            served.body.contains(&format!("Fact number {n}:")),
+            "message {n} was not sent"
+        );
+    }
+    let requests = fake.generate_requests();
+    let refused = requests
+        .iter()
+        .filter(|r| prompt_tokens(r) > window)
+        .count();
+    assert!(
+        refused >= 1,
+        "30 messages of ~100 tokens must outgrow a 1,500-token window at Lango's 32,000 budget"
+    );
+    // The size that fit is remembered: not one refusal for each message after the first.
+    assert!(refused <= 3, "{refused} refusals in 30 messages");
+    assert_eq!(requests.len() - refused, 30);
+    // "What the model sees" shows the history that is sent, within the budget that fit.
+    let seen = app.inspect("s").await.unwrap();
+    assert!(seen.history_budget < 1_500, "{}", seen.history_budget);
+    assert!(seen.history_tokens <= seen.history_budget);
+    assert!(seen.history.len() < 60 && seen.history.len() >= 2);
+    // Nothing of the conversation is lost: only what is sent is shorter.
+    let stored = app.page_messages("s", None, 100).await.unwrap();
+    assert_eq!(stored.len(), 60);
+}
+
+#[tokio::test]
+async fn a_message_too_long_for_the_context_even_alone_says_so_and_is_kept() {
+    let (_home, fake, app) = app_with_window(200).await;
+    let long = "Please read this. ".repeat(150);
+    let outcome = app.send("s", &long, |_| {}).await.expect("turn runs");
+    assert_eq!(outcome.status, TurnStatus::Failed);
+    let error = outcome.error.expect("the reason");
+    assert_eq!(error.code, "context_exceeded");
+    assert!(
+        error
+            .message
+            .contains("does not fit the model's context (200 tokens)"),
+        "{}",
+        error.message
+    );
+    assert!(
+        error.message.contains("Settings → Tools"),
+        "{}",
+        error.message
+    );
+    // Tried a bounded number of times, never in a loop.
+    assert!(fake.generate_requests().len() <= 5);
+    let stored = app.page_messages("s", None, 100).await.unwrap();
+    assert_eq!(stored.len(), 1);
+    assert_eq!(stored[0].content, long);
+}
