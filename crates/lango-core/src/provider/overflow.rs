@@ -21,8 +21,9 @@ pub struct ContextLimit {
 ///
 /// Known wordings: llama.cpp (`exceed_context_size_error`, `n_ctx`), OpenAI and vLLM / DeepSeek
 /// ("maximum context length is W tokens. However, your messages resulted in / you requested
-/// N tokens (M in the messages …)", code `context_length_exceeded`), Anthropic ("prompt is too
-/// long: N tokens > W maximum"), Gemini ("The input token count (N) exceeds the maximum number
+/// N tokens (M in the messages …)", "exceed the configured limit of W tokens", code
+/// `context_length_exceeded`; OpenRouter's "you requested about N"), Anthropic ("prompt is too
+/// long: N tokens > W maximum", "exceed context limit: N + M > W"), Gemini ("The input token count (N) exceeds the maximum number
 /// of tokens allowed (W)"), Mistral ("Prompt contains N tokens … too large for model with W
 /// maximum context length") and LM Studio ("… loaded with context length of only W tokens").
 pub fn context_limit(body: &str, message: &str) -> Option<ContextLimit> {
@@ -42,6 +43,17 @@ pub fn context_limit(body: &str, message: &str) -> Option<ContextLimit> {
         ContextLimit {
             window: Some(window),
             sent,
+        }
+    } else if let Some(window) = number_after(&text, "exceed the configured limit of ") {
+        ContextLimit {
+            window: Some(window),
+            sent: number_after(&text, "resulted in "),
+        }
+    } else if let Some(sent) = number_after(&text, "exceed context limit: ") {
+        // Anthropic, when the prompt fits but not with the reply's `max_tokens`: "N + M > W".
+        ContextLimit {
+            window: number_after(&text, "> "),
+            sent: Some(sent),
         }
     } else if text.contains("prompt is too long") {
         ContextLimit {
@@ -92,7 +104,9 @@ fn llama_cpp(body: &str) -> Option<ContextLimit> {
 /// inside it, as some providers group thousands).
 fn number_after(text: &str, marker: &str) -> Option<u64> {
     let start = text.find(marker)? + marker.len();
-    let digits: String = text[start..]
+    // OpenRouter: "you requested about 140000 tokens".
+    let rest = text[start..].trim_start_matches("about ");
+    let digits: String = rest
         .chars()
         .take_while(|c| c.is_ascii_digit() || matches!(c, ',' | '_'))
         .filter(char::is_ascii_digit)
@@ -144,6 +158,10 @@ mod tests {
         assert_eq!(limit_of(openai), limit(8192, 9125));
         let vllm = r#"{"object":"error","message":"This model's maximum context length is 4096 tokens. However, you requested 5000 tokens (4000 in the messages, 1000 in the completion). Please reduce the length of the messages or completion.","type":"BadRequestError","code":400}"#;
         assert_eq!(limit_of(vllm), limit(4096, 4000));
+        let openrouter = r#"{"error":{"message":"This endpoint's maximum context length is 131072 tokens. However, you requested about 140000 tokens. Please reduce the length of either one, or use the \"middle-out\" transform to compress your prompt automatically.","code":400}}"#;
+        assert_eq!(limit_of(openrouter), limit(131_072, 140_000));
+        let configured = r#"{"error":{"message":"Input tokens exceed the configured limit of 272000 tokens. Your messages resulted in 300123 tokens. Please reduce the length of the messages.","type":"invalid_request_error","param":"messages","code":"context_length_exceeded"}}"#;
+        assert_eq!(limit_of(configured), limit(272_000, 300_123));
         let code_only = r#"{"error":{"message":"Please reduce the length of the messages or completion.","type":"invalid_request_error","code":"context_length_exceeded"}}"#;
         assert_eq!(limit_of(code_only), Some(ContextLimit::default()));
     }
@@ -152,6 +170,8 @@ mod tests {
     fn anthropic_gemini_mistral_and_lm_studio_wordings() {
         let anthropic = r#"{"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 208310 tokens > 200000 maximum"}}"#;
         assert_eq!(limit_of(anthropic), limit(200_000, 208_310));
+        let anthropic_with_reply = r#"{"type":"error","error":{"type":"invalid_request_error","message":"input length and `max_tokens` exceed context limit: 198000 + 8192 > 200000, decrease input length or `max_tokens` and try again"}}"#;
+        assert_eq!(limit_of(anthropic_with_reply), limit(200_000, 198_000));
         let gemini = r#"{"error":{"code":400,"message":"The input token count (1200000) exceeds the maximum number of tokens allowed (1048576).","status":"INVALID_ARGUMENT"}}"#;
         assert_eq!(limit_of(gemini), limit(1_048_576, 1_200_000));
         let mistral = r#"{"object":"error","message":"Prompt contains 40000 tokens and 0 draft tokens, too large for model with 32768 maximum context length","type":"invalid_request_message_error"}"#;
