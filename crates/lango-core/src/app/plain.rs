@@ -50,6 +50,7 @@ pub(super) fn provider(e: &ProviderError) -> Option<String> {
                 "Lango could not read the API key of “{provider}”. Check that the OS keychain is unlocked, or enter the key again under Settings → Providers."
             ))
         }
+        ProviderError::BadRequest { message } => return too_many_tools(message),
         // Reaching the user, the history was already cut to the newest message (runner::fit).
         ProviderError::ContextExceeded { limit, .. } => {
             let window = limit
@@ -72,6 +73,29 @@ pub(super) fn provider(e: &ProviderError) -> Option<String> {
         _ => return None,
     };
     Some(text.to_owned())
+}
+
+/// OpenAI's (and Azure's) refusal of more than 128 tools in one request — "Invalid 'tools':
+/// array too long. Expected an array with maximum length 128, but got an array with length
+/// 150 instead." — says which setting helps: a few MCP servers reach it.
+fn too_many_tools(message: &str) -> Option<String> {
+    if !message.contains("'tools'") || !message.contains("array too long") {
+        return None;
+    }
+    let number = |marker: &str| -> Option<String> {
+        let start = message.find(marker)? + marker.len();
+        let digits: String = message[start..]
+            .chars()
+            .take_while(char::is_ascii_digit)
+            .collect();
+        (!digits.is_empty()).then_some(digits)
+    };
+    let limit = number("maximum length ").map_or_else(String::new, |n| format!(" at most {n}"));
+    let offered =
+        number("array with length ").map_or_else(String::new, |n| format!(" ({n} are on)"));
+    Some(format!(
+        "The provider takes{limit} tools in one request{offered}. Turn off the servers or tools this conversation does not need in Settings → Tools."
+    ))
 }
 
 /// The headline for a store error whose own text is SQLite's (a damaged page, an internal
@@ -254,6 +278,29 @@ mod tests {
         assert!(e
             .detail
             .is_some_and(|d| d.contains("Incorrect API key provided")));
+    }
+
+    #[test]
+    fn too_many_tools_for_openai_points_to_the_tools_settings() {
+        let e = AppError::from(ProviderError::BadRequest {
+            message: "Invalid 'tools': array too long. Expected an array with maximum length 128, but got an array with length 150 instead.".into(),
+        });
+        assert_eq!(e.code, "bad_request");
+        assert_eq!(
+            e.message,
+            "The provider takes at most 128 tools in one request (150 are on). Turn off the servers or tools this conversation does not need in Settings → Tools."
+        );
+        assert!(e.detail.unwrap_or_default().contains("array too long"));
+        // Other refusals keep the provider's own words as the headline.
+        let other = AppError::from(ProviderError::BadRequest {
+            message: "'messages' is required".into(),
+        });
+        assert!(
+            other.message.contains("'messages' is required"),
+            "{}",
+            other.message
+        );
+        assert_eq!(other.detail, None);
     }
 
     #[test]
