@@ -89,6 +89,29 @@ sys.exit(1 if problems else 0)
 PY
 echo "memory: 1 passed, 0 failed"
 
+step "a conversation longer than the model's context (llama-server's 4,096 tokens, memory off)"
+# Lango budgets 32,000 tokens for a model of no known family; the server refuses a longer
+# prompt (HTTP 400 exceed_context_size_error) and Lango must send less history, not fail.
+# From the 11th message on each is refused once, then answered (~30 s each: the server
+# reads the shortened history anew on one thread).
+LONG_HOME="$CHAT_HOME/long"
+mkdir -p "$LONG_HOME"
+cat > "$LONG_HOME/settings.json" <<JSON
+{"providers": {"local": {"type": "openai-compatible", "baseUrl": "http://127.0.0.1:$PORT/v1", "defaultModel": "smollm2"}},
+ "agent": {"provider": "local", "systemPrompt": "", "temperature": 0, "maxTokens": 20},
+ "observationalMemory": {"enabled": false}}
+JSON
+PARAGRAPH="$(printf 'The lighthouse keeper counted ships, gulls and storms, and wrote each of them down in a blue notebook before the lamp was lit. %.0s' $(seq 1 12))"
+REFITS=0
+for n in $(seq 1 13); do
+    out="$(LANGO_LOG=lango_core=info LANGO_LOCAL_API_KEY=unused "$ROOT/target/debug/lango" --data-dir "$LONG_HOME" \
+        chat --session long "Note $n. $PARAGRAPH" 2>&1 >/dev/null)" \
+        || { echo "$out" | tail -5; die "message $n of the long conversation failed"; }
+    if grep -q "sending less history" <<<"$out"; then REFITS=$((REFITS + 1)); fi
+done
+[ "$REFITS" -ge 1 ] || die "13 messages of ~350 tokens never outgrew the 4,096-token context: the check checks nothing"
+echo "long conversation: 13 of 13 messages answered, $REFITS of them after the server refused a longer history"
+
 step "prompt tokens at turn 200 with the real model, memory on / off (benches/real_tokens.rs)"
 # Its own server with a 16k context: with the memory off the whole history (~9k tokens at
 # turn 200) is sent. SmolLM2 was trained on 8k, and llama-server caps a slot at the trained
