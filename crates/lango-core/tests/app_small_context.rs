@@ -5,26 +5,50 @@
 //! so in plain words. A real SQLite file, real HTTP to the fake provider refusing as
 //! llama.cpp's server does.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use lango_core::app::{App, TurnStatus};
 use lango_core::paths::AppPaths;
 use lango_testkit::fake::{prompt_tokens, FakeProvider, Script, Turn};
-use serde_json::json;
+use serde_json::{json, Value};
 
 async fn app_with_window(window: u64) -> (tempfile::TempDir, FakeProvider, App) {
+    app_with(window, vec![Turn::text(["Noted."])], json!({})).await
+}
+
+async fn app_with(
+    window: u64,
+    turns: Vec<Turn>,
+    servers: Value,
+) -> (tempfile::TempDir, FakeProvider, App) {
     let home = tempfile::tempdir().unwrap();
-    let fake =
-        FakeProvider::start(Script::new([Turn::text(["Noted."])]).with_context_window(window))
-            .await;
+    let fake = FakeProvider::start(Script::new(turns).with_context_window(window)).await;
     let settings = json!({
         "providers": {"local": {"type": "openai-compatible", "baseUrl": format!("{}/v1", fake.base_url()), "defaultModel": "smollm2"}},
         "agent": {"provider": "local", "maxTokens": 200},
         "observationalMemory": {"enabled": false},
+        "mcpServers": servers,
     });
     std::fs::write(home.path().join("settings.json"), settings.to_string()).unwrap();
     let app = open(home.path()).await;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    while app.mcp_servers().iter().any(|s| s.state != "ready") {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "{:?}",
+            app.mcp_servers()
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
     (home, fake, app)
+}
+
+/// The TypeScript fault server (its `big` tool answers n bytes of "x"), run without asking.
+fn fault_server() -> Value {
+    let script =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/mcp-servers/fault-server.mjs");
+    json!({"faults": {"command": "node", "args": [script], "autoApprove": ["big"]}})
 }
 
 async fn open(home: &Path) -> App {
@@ -109,4 +133,35 @@ async fn a_message_too_long_for_the_context_even_alone_says_so_and_is_kept() {
     let stored = app.page_messages("s", None, 100).await.unwrap();
     assert_eq!(stored.len(), 1);
     assert_eq!(stored[0].content, long);
+}
+
+#[tokio::test]
+async fn a_tool_result_too_big_for_the_context_is_cut_to_fit_and_the_turn_completes() {
+    let window = 1_500;
+    let read = Turn::ToolCall {
+        id: "call_1".into(),
+        name: "faults__big".into(),
+        arguments_json: r#"{"bytes": 30000}"#.into(),
+        then_text: Some("It is all x.".into()),
+    };
+    let (_home, fake, app) = app_with(window, vec![read], fault_server()).await;
+    let outcome = app
+        .send("s", "What is in the big file?", |_| {})
+        .await
+        .expect("turn runs");
+    assert_eq!(outcome.status, TurnStatus::Complete, "{:?}", outcome.error);
+    let requests = fake.generate_requests();
+    let answered = requests.last().expect("the answered request");
+    assert!(prompt_tokens(answered) <= window);
+    // The result went cut and marked, with its call; the whole result stays stored.
+    assert!(answered
+        .body
+        .contains("cut to fit the conversation's context"));
+    assert!(answered.body.contains("call_1"));
+    assert!(requests.iter().any(|r| prompt_tokens(r) > window));
+    let stored = app.page_messages("s", None, 100).await.unwrap();
+    assert_eq!(
+        stored.last().map(|m| m.content.as_str()),
+        Some("It is all x.")
+    );
 }

@@ -69,12 +69,19 @@ pub fn smaller_budget(
     }
     let history = history_tokens as f64;
     let next = match (limit.window, limit.sent) {
-        (Some(window), Some(sent)) if window > 0 => {
+        (Some(window), Some(sent)) if window > 0 && sent > 0 => {
             let quarter = window / 4;
             let room = reply_room.map_or(quarter, |r| u64::from(r).min(quarter));
+            let target = window.saturating_sub(room);
             let cut = sent.saturating_add(room).saturating_sub(window) as f64 * TOKENIZER_MARGIN;
-            // At least a tenth each time, so a wrong guess still moves.
-            (history - cut).min(history * 0.9)
+            if history - cut >= 1.0 {
+                // At least a tenth each time, so a wrong guess still moves.
+                (history - cut).min(history * 0.9)
+            } else {
+                // The provider counts far more than we do (text our tokenizer packs tightly):
+                // the cut in its tokens would take all of ours, so shrink in proportion.
+                history * target as f64 / sent as f64
+            }
         }
         _ => history / 2.0,
     };
@@ -186,7 +193,14 @@ mod tests {
             Some(500)
         );
         assert_eq!(smaller_budget(0, &ContextLimit::default(), None), None);
-        assert_eq!(smaller_budget(3_000, &limit(1000, 9000), None), None);
+    }
+
+    #[test]
+    fn a_provider_counting_far_more_than_we_do_shrinks_the_history_in_proportion() {
+        // 9,000 of the provider's tokens for what we count as 3,000 (e.g. "xxxx…", which our
+        // tokenizer packs tightly): cutting 9,900 of ours would leave nothing; the history
+        // is shrunk to the share of the window left after the reply's room, 750 / 9,000.
+        assert_eq!(smaller_budget(3_000, &limit(1000, 9000), None), Some(250));
     }
 
     #[test]
