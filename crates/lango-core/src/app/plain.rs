@@ -58,7 +58,7 @@ pub(super) fn provider(e: &ProviderError) -> Option<String> {
                 .map(|w| format!(" ({w} tokens)"))
                 .unwrap_or_default();
             return Some(format!(
-                "This message does not fit the model's context{window}, even with the older messages left out: the system prompt, memory and tool definitions take room too. Shorten the message, turn off tools you do not need (Settings → Tools), or pick a model with a larger context."
+                "This message does not fit the model's context{window}, even with the older messages left out: the system prompt, memory and tool definitions take room too. Shorten the message, turn off tools you do not need (Settings → Tools), give the memory a smaller budget (Settings → Memory), or pick a model with a larger context."
             ));
         }
         ProviderError::RateLimited { retry_after, .. } => {
