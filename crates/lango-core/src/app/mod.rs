@@ -96,6 +96,7 @@ impl App {
     pub async fn open(paths: AppPaths) -> Result<Self, AppError> {
         let store = Store::open_app(&paths).await?;
         store.start_background_indexing();
+        store.start_moving_legacy_results();
         // The OS keychain is not asked anything here: whether it works is probed when a key
         // is stored or the settings screen opens (`secrets::session_status`), and keys are
         // read without a probe — a start never waits on D-Bus or an unlock prompt.

@@ -22,6 +22,7 @@ mod hot_path;
 mod imports;
 mod knowledge;
 mod knowledge_delta;
+mod legacy_results;
 mod memory;
 mod memory_failures;
 mod memory_records;

@@ -87,6 +87,12 @@ impl Indexer {
     pub(crate) fn stop(&self) {
         self.stop.cancel();
     }
+
+    /// Cancelled when the store closes: the store's other background work ends with it
+    /// (legacy_results).
+    pub(crate) fn stop_token(&self) -> CancellationToken {
+        self.stop.clone()
+    }
 }
 
 impl Store {

@@ -4,6 +4,7 @@ mod attachments;
 mod compaction;
 mod crash;
 mod find;
+mod legacy_results;
 mod memory;
 mod messages;
 mod open;
