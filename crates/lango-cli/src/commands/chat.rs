@@ -139,6 +139,8 @@ async fn interactive(
     stream: bool,
 ) -> Result<(), CliError> {
     let mut prompt = Prompt::new(ctx);
+    // A session that stays open has time for what the desktop app does in the background.
+    engine.store.start_moving_legacy_results();
     if prompt.is_terminal() {
         let turn = engine.turn(key).await?;
         errln!(
