@@ -9,7 +9,8 @@ use futures_util::StreamExt;
 use super::context::fit_memory;
 use super::prompts;
 use super::{MemoryConfig, MemoryError};
-use crate::agent::{roles, Content, GenerateConfig, Llm, LlmRequest, RequestContext};
+use crate::agent::{roles, AgentError, Content, GenerateConfig, Llm, LlmRequest, RequestContext};
+use crate::provider::ProviderError;
 use crate::store::{MessageKind, Observation, Recorded, Store, StoredMessage};
 use crate::tokens::{MessageParts, TokenCounter, ToolCallParts};
 
@@ -20,6 +21,20 @@ pub const TRUNCATION_MARKER: &str = "… [truncated]";
 /// Longest rendered tool input or result, in characters: the observer notes what a tool did
 /// and found, so the start of its output is enough, and a huge output stays cheap.
 pub const TOOL_CAP_CHARS: usize = 300;
+
+/// Smaller batches tried after the memory's model refuses one as too long for its context.
+pub(super) const MAX_REFITS: usize = 4;
+
+/// Whether the memory's model refused its input as longer than its context window (the
+/// memory's model may run with a smaller one than its budgets assume): a smaller batch may do.
+pub(super) fn too_long_for_context<T>(result: &Result<T, MemoryError>) -> bool {
+    matches!(
+        result,
+        Err(MemoryError::Model(AgentError::Provider(
+            ProviderError::ContextExceeded { .. }
+        )))
+    )
+}
 
 /// The agent name the memory's model calls carry in their [`RequestContext`].
 pub const OBSERVER_AGENT: &str = "memory-observer";
@@ -98,21 +113,54 @@ impl Observer {
         {
             return Ok(None);
         }
-        let batch = self.within_budget(unobserved.messages);
+        let mut batch = self.within_budget(
+            unobserved.messages.clone(),
+            self.config.max_message_token_budget,
+        );
+        let mut refits = 0;
+        let content = loop {
+            // In the units `within_budget` counts: each row rendered on its own.
+            let batch_tokens: usize = batch
+                .iter()
+                .map(|m| {
+                    self.counter
+                        .count(&render_messages(std::slice::from_ref(m)))
+                })
+                .sum();
+            let input = render_messages(&batch);
+            let result = generate(
+                self.llm.as_ref(),
+                self.counter.as_ref(),
+                key,
+                OBSERVER_AGENT,
+                &self.model,
+                prompts::OBSERVER,
+                input,
+            )
+            .await;
+            // The memory's model may run with a smaller context than the batch's budget
+            // (llama.cpp's 4,096 tokens): a smaller batch, the rest left for the next cycle.
+            let smaller = if too_long_for_context(&result) && refits < MAX_REFITS {
+                self.within_budget(unobserved.messages.clone(), batch_tokens / 2)
+            } else {
+                Vec::new()
+            };
+            if smaller.is_empty() || smaller.len() >= batch.len() {
+                break result?;
+            }
+            tracing::info!(
+                session = key,
+                rows = batch.len(),
+                fewer = smaller.len(),
+                "memory: the observer's model refused the batch as too long for its context; observing fewer messages"
+            );
+            batch = smaller;
+            refits += 1;
+        };
         let (Some(first), Some(last)) = (batch.first(), batch.last()) else {
             return Ok(None);
         };
         let (seq_start, seq_end) = (first.seq, last.seq);
-        let content = generate(
-            self.llm.as_ref(),
-            self.counter.as_ref(),
-            key,
-            OBSERVER_AGENT,
-            &self.model,
-            prompts::OBSERVER,
-            render_messages(&batch),
-        )
-        .await?;
         // Never archive rows behind a note the prompt would not show: they stay in the
         // history (observed, not compacted) instead.
         let compact = compact && self.note_is_placed(store, key, &content).await?;
@@ -198,12 +246,11 @@ impl Observer {
     }
 
     /// The oldest rows whose rendered cost (what the observer is sent: tool payloads are
-    /// cut) fits `maxMessageTokenBudget`; always at least one, so a huge row never stops
+    /// cut) fits `budget` (`maxMessageTokenBudget`, less after a refusal); always at least one, so a huge row never stops
     /// observation (and compaction) for good. The batch never ends between a call and its
     /// results (issue 14 item 7): compaction archives the batch, and a result left without
     /// its call makes providers refuse the history.
-    fn within_budget(&self, messages: Vec<StoredMessage>) -> Vec<StoredMessage> {
-        let budget = self.config.max_message_token_budget;
+    fn within_budget(&self, messages: Vec<StoredMessage>, budget: usize) -> Vec<StoredMessage> {
         let mut used = 0usize;
         let mut end = 0;
         for m in &messages {

@@ -1,12 +1,13 @@
 //! The reflector (spec 002 "Reflector Agent", REFERENCE §3.4): condenses all observations of a
 //! session into one generation-1 reflection, and all reflections into one of the next
-//! generation. Each save deletes exactly what it condensed, in the same transaction; when any
+//! generation — or the oldest part of them, when the memory's model refuses them all as too
+//! long for its context. Each save deletes exactly what it condensed, in the same transaction; when any
 //! of it is gone by then (another process condensed it first), the reflection is dropped.
 
 use std::fmt::Write as _;
 use std::sync::Arc;
 
-use super::observer::{generate, to_i64};
+use super::observer::{generate, to_i64, too_long_for_context, MAX_REFITS};
 use super::prompts;
 use super::{MemoryConfig, MemoryError};
 use crate::agent::Llm;
@@ -40,6 +41,43 @@ pub struct Reflector {
 }
 
 impl Reflector {
+    /// The model's condensation of the first `items` (rendered by `input`), and how many it
+    /// covers: all of them, or the oldest half, quarter… when the model refuses the input as
+    /// too long for its context (the rest waits for the next cycle).
+    async fn generate_fitting(
+        &self,
+        key: &str,
+        prompt: &str,
+        items: usize,
+        input: impl Fn(usize) -> String,
+    ) -> Result<(String, usize), MemoryError> {
+        let mut covered = items;
+        let mut refits = 0;
+        loop {
+            let result = generate(
+                self.llm.as_ref(),
+                self.counter.as_ref(),
+                key,
+                REFLECTOR_AGENT,
+                &self.model,
+                prompt,
+                input(covered),
+            )
+            .await;
+            if too_long_for_context(&result) && covered > 1 && refits < MAX_REFITS {
+                tracing::info!(
+                    session = key,
+                    items = covered,
+                    "memory: the reflector's model refused the input as too long for its context; condensing the older half"
+                );
+                covered /= 2;
+                refits += 1;
+                continue;
+            }
+            return result.map(|content| (content, covered));
+        }
+    }
+
     pub fn new(llm: Arc<dyn Llm>, counter: Arc<dyn TokenCounter>, config: MemoryConfig) -> Self {
         Self {
             llm,
@@ -65,20 +103,16 @@ impl Reflector {
         if observations.is_empty() {
             return Ok(None);
         }
-        let mut input = String::new();
-        for (n, o) in observations.iter().enumerate() {
-            let _ = write!(input, "Observation {}:\n{}\n\n", n + 1, o.content);
-        }
-        let content = generate(
-            self.llm.as_ref(),
-            self.counter.as_ref(),
-            key,
-            REFLECTOR_AGENT,
-            &self.model,
-            prompts::REFLECTOR,
-            input,
-        )
-        .await?;
+        let (content, covered) = self
+            .generate_fitting(key, prompts::REFLECTOR, observations.len(), |n| {
+                let mut input = String::new();
+                for (i, o) in observations[..n].iter().enumerate() {
+                    let _ = write!(input, "Observation {}:\n{}\n\n", i + 1, o.content);
+                }
+                input
+            })
+            .await?;
+        let observations = &observations[..covered];
         let reflection = Reflection {
             id: String::new(),
             session_key: key.to_string(),
@@ -119,26 +153,22 @@ impl Reflector {
         if reflections.is_empty() {
             return Ok(None);
         }
-        let mut input = String::new();
-        for (n, r) in reflections.iter().enumerate() {
-            let _ = write!(
-                input,
-                "Reflection {} (gen {}):\n{}\n\n",
-                n + 1,
-                r.generation,
-                r.content
-            );
-        }
-        let content = generate(
-            self.llm.as_ref(),
-            self.counter.as_ref(),
-            key,
-            REFLECTOR_AGENT,
-            &self.model,
-            prompts::META_REFLECTOR,
-            input,
-        )
-        .await?;
+        let (content, covered) = self
+            .generate_fitting(key, prompts::META_REFLECTOR, reflections.len(), |n| {
+                let mut input = String::new();
+                for (i, r) in reflections[..n].iter().enumerate() {
+                    let _ = write!(
+                        input,
+                        "Reflection {} (gen {}):\n{}\n\n",
+                        i + 1,
+                        r.generation,
+                        r.content
+                    );
+                }
+                input
+            })
+            .await?;
+        let reflections = &reflections[..covered];
         let reflection = Reflection {
             id: String::new(),
             session_key: key.to_string(),

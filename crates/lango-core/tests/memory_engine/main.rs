@@ -19,6 +19,7 @@ use lango_core::memory::cycle::MemoryCycle;
 use lango_core::memory::observer::Observer;
 use lango_core::memory::reflector::Reflector;
 use lango_core::memory::MemoryConfig;
+use lango_core::provider::{ContextLimit, ProviderError};
 use lango_core::store::{NewMessage, Observation, Reflection, Store, StoredMessage, ToolCall};
 use lango_core::tokens::{FixedCostCounter, TokenCounter};
 use tempfile::TempDir;
@@ -32,6 +33,8 @@ type Hook = Arc<dyn Fn() -> Pin<Box<dyn Future<Output = ()> + Send>> + Send + Sy
 pub enum Reply {
     Text(String),
     Fail(String),
+    /// The provider's refusal of a prompt longer than the model's context window.
+    TooLong,
 }
 
 /// A recorded call.
@@ -151,6 +154,15 @@ impl Llm for ScriptedLlm {
             match reply {
                 Reply::Text(text) => Ok(LlmResponse::complete_text(text)),
                 Reply::Fail(message) => Err(AgentError::Other(message)),
+                Reply::TooLong => Err(AgentError::Provider(ProviderError::ContextExceeded {
+                    limit: ContextLimit {
+                        window: Some(4096),
+                        sent: Some(6010),
+                    },
+                    message:
+                        "request (6010 tokens) exceeds the available context size (4096 tokens)"
+                            .into(),
+                })),
             }
         }))
     }

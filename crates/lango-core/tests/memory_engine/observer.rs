@@ -423,3 +423,47 @@ async fn an_observed_and_compacted_batch_never_leaves_a_result_without_its_call(
     );
     assert_eq!(head.tool_calls[0].name, "ls");
 }
+
+#[tokio::test]
+async fn a_batch_too_long_for_the_memory_models_context_is_observed_in_part() {
+    // 14 observable rows of 250 within the default 8,000 budget: all in one batch, which the
+    // model (run with a smaller context) refuses; half of it is observed, the rest waits.
+    let (_dir, store, counter) = store_with_cost(250).await;
+    let llm = ScriptedLlm::new([Reply::TooLong, Reply::Text("The first part.".into())]);
+    let obs = observer(&llm, &counter, &config(1000, 100_000));
+    pairs(&store, 0..8).await;
+    let o = obs
+        .observe(&store, KEY, false)
+        .await
+        .unwrap()
+        .expect("observed");
+    let calls = llm.calls();
+    assert_eq!(calls.len(), 2);
+    assert!(calls[1].input().len() < calls[0].input().len());
+    assert_eq!(o.content, "The first part.");
+    assert_eq!(
+        (o.seq_start, o.seq_end),
+        (1, 7),
+        "the half of 3,500 tokens: 7 rows"
+    );
+    assert_eq!(store.observed_through_seq(KEY).await.unwrap(), o.seq_end);
+    // The next cycle goes on from there.
+    assert!(obs.unobserved(&store, KEY).await.unwrap().tokens >= 1000);
+}
+
+#[tokio::test]
+async fn one_message_too_long_for_the_memory_models_context_fails_the_cycle_and_saves_nothing() {
+    let (_dir, store, counter) = store_with_cost(5000).await;
+    let llm = ScriptedLlm::new([Reply::TooLong]);
+    let obs = observer(&llm, &counter, &config(1000, 100_000));
+    pairs(&store, 0..2).await;
+    let e = obs.observe(&store, KEY, false).await.unwrap_err();
+    assert!(matches!(e, MemoryError::Model(_)), "{e:?}");
+    assert_eq!(
+        llm.call_count(),
+        1,
+        "one row cannot be made smaller: no retry"
+    );
+    assert!(store.list_observations(KEY).await.unwrap().is_empty());
+    assert_eq!(store.observed_through_seq(KEY).await.unwrap(), 0);
+}

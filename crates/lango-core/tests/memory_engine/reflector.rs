@@ -106,3 +106,29 @@ async fn multi_generation_reflections() {
     assert_eq!(left.len(), 1);
     assert_eq!(left[0].content, "gen 3 summary");
 }
+
+#[tokio::test]
+async fn observations_too_long_for_the_memory_models_context_are_condensed_oldest_half_first() {
+    let (_dir, store, counter) = store_with_cost(100).await;
+    let llm = ScriptedLlm::new([Reply::TooLong, Reply::Text("The older half.".into())]);
+    let c = cycle(&store, &llm, &counter, &config(1_000_000, 300));
+    for (n, seq) in [(1, (1, 2)), (2, (3, 4)), (3, (5, 6)), (4, (7, 8))] {
+        save_observation(&store, &format!("o{n}"), 100, seq).await;
+    }
+    let report = c.run(KEY).await;
+    let done = report.reflection.expect("the older half condensed");
+    assert_eq!(done.condensed(), 2);
+    assert_eq!((done.reflection.seq_start, done.reflection.seq_end), (1, 4));
+    let calls = llm.calls();
+    assert_eq!(calls.len(), 2);
+    assert!(calls[0].input().contains("o4") && !calls[1].input().contains("o3"));
+    // The newer half waits for the next cycle, untouched.
+    let left: Vec<String> = store
+        .list_observations(KEY)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|o| o.content)
+        .collect();
+    assert_eq!(left, ["o3", "o4"]);
+}
