@@ -33,7 +33,7 @@ pub(super) type FirstItem = Result<Option<Result<LlmResponse, AgentError>>, Agen
 
 /// History budgets that a model's context held, learned from its refusals, by model.
 #[derive(Debug, Default)]
-pub struct LearnedBudgets(Mutex<HashMap<String, usize>>);
+pub(super) struct LearnedBudgets(Mutex<HashMap<String, usize>>);
 
 impl LearnedBudgets {
     /// The budget learned for `model`, if it refused a longer history in this run.
@@ -59,7 +59,7 @@ impl LearnedBudgets {
 /// `history_tokens`, or `None` when there is nothing left to cut. With the window and the
 /// size sent known, the prompt is cut to leave the reply its room (`reply_room`, at most a
 /// quarter of the window); otherwise the history is halved.
-pub fn smaller_budget(
+pub(super) fn smaller_budget(
     history_tokens: usize,
     limit: &ContextLimit,
     reply_room: Option<u32>,
@@ -131,7 +131,8 @@ impl Runner {
                 limit, ..
             })))) = &first
             else {
-                if let Some(fitted) = budget.filter(|_| refits > 0) {
+                // Learned only from an answer: any other failure proves nothing about the fit.
+                if let (Some(fitted), Ok(Some(Ok(_)))) = (budget.filter(|_| refits > 0), &first) {
                     self.learned.learn(&key, fitted);
                 }
                 return Ok((responses, first));

@@ -34,7 +34,7 @@ pub use collect::{
     correction_message, extract_missing_agent, run_and_collect, run_and_collect_with,
 };
 pub use dangling::DanglingCallCloser;
-pub use fit::{smaller_budget, LearnedBudgets};
+use fit::LearnedBudgets;
 pub use tool_call::DENIED_MESSAGE;
 
 use super::context::RequestContext;
