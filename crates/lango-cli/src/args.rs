@@ -194,6 +194,13 @@ pub enum MemoryCommand {
         #[arg(long, value_name = "KEY")]
         session: Option<String>,
     },
+    /// Observe and reflect now whatever is due, waiting for the memory's model however long
+    /// it takes (quitting `lango chat` waits at most 3 s for it: a slow local model's notes
+    /// are made here).
+    Update {
+        #[arg(long, value_name = "KEY")]
+        session: Option<String>,
+    },
 }
 
 #[derive(Debug, Subcommand)]

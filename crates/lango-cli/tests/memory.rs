@@ -444,3 +444,63 @@ async fn a_memory_provider_without_a_key_leaves_chat_working_and_memory_status_s
         "{text}"
     );
 }
+
+#[tokio::test]
+async fn a_memory_model_slower_than_the_chats_grace_gets_its_notes_made_by_memory_update() {
+    // Two replies, then the observer answers in ~4 s: longer than `lango chat` waits at exit.
+    let fake = FakeProvider::start(Script::new([
+        Turn::text(["First answer about the budget."]),
+        Turn::text(["Second answer."]),
+        Turn::Text {
+            chunks: vec!["The user keeps ".into(), "a budget.".into()],
+            delay_ms: 4_000,
+        },
+    ]))
+    .await;
+    let home = tempfile::tempdir().unwrap();
+    settings(home.path(), &format!("{}/v1", fake.server().base_url()));
+    let long = "Item 1 costs 10 euros; remember it for the budget please. ".repeat(8);
+    for message in [long.as_str(), "And item 2?"] {
+        let out = lango(home.path(), &["chat", "--session", "s", message], None).await;
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let store = Store::open(&home.path().join("lango.db")).await.unwrap();
+    assert!(
+        store.list_observations("s").await.unwrap().is_empty(),
+        "cancelled at exit"
+    );
+    store.close().await;
+
+    let update = lango(home.path(), &["memory", "update", "--session", "s"], None).await;
+    let text = String::from_utf8_lossy(&update.stdout);
+    assert!(
+        update.status.success(),
+        "{}",
+        String::from_utf8_lossy(&update.stderr)
+    );
+    assert_eq!(
+        text.trim(),
+        "memory of s: 1 new observation, 0 new reflections"
+    );
+    let store = Store::open(&home.path().join("lango.db")).await.unwrap();
+    let observations = store.list_observations("s").await.unwrap();
+    assert_eq!(observations.len(), 1);
+    assert_eq!(observations[0].content, "The user keeps a budget.");
+    store.close().await;
+    let status = lango(home.path(), &["memory", "status", "--session", "s"], None).await;
+    let text = String::from_utf8_lossy(&status.stdout);
+    assert!(
+        !text.contains("last error"),
+        "a good cycle clears the failure: {text}"
+    );
+
+    // Nothing left to do: a second update makes no model call.
+    let served = fake.turns_served();
+    let again = lango(home.path(), &["memory", "update", "--session", "s"], None).await;
+    assert!(String::from_utf8_lossy(&again.stdout).contains("0 new observations"));
+    assert_eq!(fake.turns_served(), served);
+}

@@ -1,4 +1,4 @@
-//! `lango memory list|status|clear|inspect`.
+//! `lango memory list|status|clear|inspect|update`.
 
 use lango_core::engine::Engine;
 use lango_core::memory::cycle::MemoryCycle;
@@ -38,7 +38,73 @@ pub async fn run(ctx: &Context, command: &MemoryCommand) -> Result<(), CliError>
             engine.shutdown().await;
             result
         }
+        MemoryCommand::Update { session } => {
+            let engine = Engine::start(&ctx.paths).await?;
+            let result = update(ctx, &engine, session.as_deref()).await;
+            engine.shutdown().await;
+            result
+        }
     }
+}
+
+/// Cycles one `lango memory update` runs at most: each observes one batch (and reflects when
+/// due), so a long backlog takes several; the bound only guards against a loop.
+const MAX_UPDATE_CYCLES: usize = 100;
+
+/// Runs memory cycles for the conversation until nothing more is due, each to its end.
+async fn update(ctx: &Context, engine: &Engine, session: Option<&str>) -> Result<(), CliError> {
+    let key = pick(&engine.store, session).await?;
+    let cycle = cycle(engine)?;
+    let (mut observations, mut reflections) = (0usize, 0usize);
+    for _ in 0..MAX_UPDATE_CYCLES {
+        let report = cycle.run(&key).await;
+        let failed = [
+            &report.observe_error,
+            &report.reflect_error,
+            &report.meta_reflect_error,
+        ]
+        .into_iter()
+        .flatten()
+        .next()
+        .cloned();
+        observations += usize::from(report.observation.is_some());
+        reflections += usize::from(report.reflection.is_some())
+            + usize::from(report.meta_reflection.is_some());
+        if let Some(error) = failed {
+            return Err(CliError::new(
+                Kind::Provider,
+                format!(
+                    "memory of {key}: {} and {} before it failed: {error}",
+                    counted(observations, "new observation"),
+                    counted(reflections, "new reflection")
+                ),
+            ));
+        }
+        if report.observation.is_none()
+            && report.reflection.is_none()
+            && report.meta_reflection.is_none()
+        {
+            break;
+        }
+    }
+    if ctx.json {
+        return output::json(&json!({
+            "session": key,
+            "observations": observations,
+            "reflections": reflections,
+        }));
+    }
+    outln!(
+        "memory of {key}: {}, {}",
+        counted(observations, "new observation"),
+        counted(reflections, "new reflection")
+    );
+    Ok(())
+}
+
+/// "1 new observation", "2 new observations".
+fn counted(n: usize, what: &str) -> String {
+    format!("{n} {what}{}", if n == 1 { "" } else { "s" })
 }
 
 /// The given session, else the most recent one.
@@ -137,10 +203,10 @@ async fn status(ctx: &Context, engine: &Engine, session: Option<&str>) -> Result
         status.message_token_threshold
     );
     outln!(
-        "  observations      {:>6} / {} tokens ({} notes)",
+        "  observations      {:>6} / {} tokens ({})",
         status.observation_tokens,
         status.observation_token_threshold,
-        status.observations
+        counted(status.observations, "note")
     );
     outln!("  reflections       {:>6}", status.reflections);
     if let Some(failure) = &status.last_error {
@@ -148,7 +214,7 @@ async fn status(ctx: &Context, engine: &Engine, session: Option<&str>) -> Result
             .map(|t| t.format("%Y-%m-%d %H:%M:%S UTC").to_string())
             .unwrap_or_else(|| "an unknown time".to_owned());
         outln!("  last error        {when}: {}", failure.error);
-        outln!("                    it will try again after the next turn");
+        outln!("                    it will try again after the next turn (or now: lango memory update)");
     }
     Ok(())
 }
