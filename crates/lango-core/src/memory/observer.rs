@@ -113,50 +113,7 @@ impl Observer {
         {
             return Ok(None);
         }
-        let mut batch = self.within_budget(
-            unobserved.messages.clone(),
-            self.config.max_message_token_budget,
-        );
-        let mut refits = 0;
-        let content = loop {
-            // In the units `within_budget` counts: each row rendered on its own.
-            let batch_tokens: usize = batch
-                .iter()
-                .map(|m| {
-                    self.counter
-                        .count(&render_messages(std::slice::from_ref(m)))
-                })
-                .sum();
-            let input = render_messages(&batch);
-            let result = generate(
-                self.llm.as_ref(),
-                self.counter.as_ref(),
-                key,
-                OBSERVER_AGENT,
-                &self.model,
-                prompts::OBSERVER,
-                input,
-            )
-            .await;
-            // The memory's model may run with a smaller context than the batch's budget
-            // (llama.cpp's 4,096 tokens): a smaller batch, the rest left for the next cycle.
-            let smaller = if too_long_for_context(&result) && refits < MAX_REFITS {
-                self.within_budget(unobserved.messages.clone(), batch_tokens / 2)
-            } else {
-                Vec::new()
-            };
-            if smaller.is_empty() || smaller.len() >= batch.len() {
-                break result?;
-            }
-            tracing::info!(
-                session = key,
-                rows = batch.len(),
-                fewer = smaller.len(),
-                "memory: the observer's model refused the batch as too long for its context; observing fewer messages"
-            );
-            batch = smaller;
-            refits += 1;
-        };
+        let (content, batch) = self.generate_fitting(key, unobserved.messages).await?;
         let (Some(first), Some(last)) = (batch.first(), batch.last()) else {
             return Ok(None);
         };
@@ -185,6 +142,54 @@ impl Observer {
                 Ok(None)
             }
         }
+    }
+
+    /// The model's note on the oldest of `messages` within `maxMessageTokenBudget`, and the
+    /// rows it covers. The memory's model may run with a smaller context than that budget
+    /// (llama.cpp's 4,096 tokens): when it refuses the batch as too long, the rows of half
+    /// its tokens are tried, the rest left for the next cycle.
+    async fn generate_fitting(
+        &self,
+        key: &str,
+        messages: Vec<StoredMessage>,
+    ) -> Result<(String, Vec<StoredMessage>), MemoryError> {
+        let mut batch = self.within_budget(messages.clone(), self.config.max_message_token_budget);
+        let mut refits = 0;
+        loop {
+            let result = generate(
+                self.llm.as_ref(),
+                self.counter.as_ref(),
+                key,
+                OBSERVER_AGENT,
+                &self.model,
+                prompts::OBSERVER,
+                render_messages(&batch),
+            )
+            .await;
+            if !too_long_for_context(&result) || refits == MAX_REFITS {
+                return result.map(|content| (content, batch));
+            }
+            // In the units `within_budget` counts: each row rendered on its own.
+            let tokens: usize = batch.iter().map(|m| self.rendered_cost(m)).sum();
+            let smaller = self.within_budget(messages.clone(), tokens / 2);
+            if smaller.len() >= batch.len() {
+                return result.map(|content| (content, batch));
+            }
+            tracing::info!(
+                session = key,
+                rows = batch.len(),
+                fewer = smaller.len(),
+                "memory: the observer's model refused the batch as too long for its context; observing fewer messages"
+            );
+            batch = smaller;
+            refits += 1;
+        }
+    }
+
+    /// What `m` costs as the observer is sent it.
+    fn rendered_cost(&self, m: &StoredMessage) -> usize {
+        self.counter
+            .count(&render_messages(std::slice::from_ref(m)))
     }
 
     /// Whether `note`, saved now as the newest observation, would be in the session's memory
@@ -246,17 +251,15 @@ impl Observer {
     }
 
     /// The oldest rows whose rendered cost (what the observer is sent: tool payloads are
-    /// cut) fits `budget` (`maxMessageTokenBudget`, less after a refusal); always at least one, so a huge row never stops
-    /// observation (and compaction) for good. The batch never ends between a call and its
+    /// cut) fits `budget`; always at least one, so a huge row never stops observation (and
+    /// compaction) for good. The batch never ends between a call and its
     /// results (issue 14 item 7): compaction archives the batch, and a result left without
     /// its call makes providers refuse the history.
     fn within_budget(&self, messages: Vec<StoredMessage>, budget: usize) -> Vec<StoredMessage> {
         let mut used = 0usize;
         let mut end = 0;
         for m in &messages {
-            let cost = self
-                .counter
-                .count(&render_messages(std::slice::from_ref(m)));
+            let cost = self.rendered_cost(m);
             if end > 0 && used.saturating_add(cost) > budget {
                 break;
             }
