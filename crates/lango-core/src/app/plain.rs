@@ -57,6 +57,11 @@ pub(super) fn provider(e: &ProviderError) -> Option<String> {
                 .window
                 .map(|w| format!(" ({w} tokens)"))
                 .unwrap_or_default();
+            if matches!((limit.sent, limit.window), (Some(sent), Some(window)) if sent < window) {
+                return Some(format!(
+                    "The reply length asked for does not fit the model's context{window} beside this conversation. Lower the reply length (Conversation settings, or agent.maxTokens)."
+                ));
+            }
             return Some(format!(
                 "This message does not fit the model's context{window}, even with the older messages left out: the system prompt, memory and tool definitions take room too. Shorten the message, turn off tools you do not need (Settings → Tools), give the memory a smaller budget (Settings → Memory), or pick a model with a larger context."
             ));
@@ -278,6 +283,37 @@ mod tests {
         assert!(e
             .detail
             .is_some_and(|d| d.contains("Incorrect API key provided")));
+    }
+
+    #[test]
+    fn a_context_refusal_names_what_to_change() {
+        let refusal = |sent| {
+            AppError::from(ProviderError::ContextExceeded {
+                limit: crate::provider::ContextLimit {
+                    window: Some(4096),
+                    sent: Some(sent),
+                },
+                message: "too long".into(),
+            })
+        };
+        let prompt = refusal(6010);
+        assert_eq!(prompt.code, "context_exceeded");
+        assert!(
+            prompt
+                .message
+                .starts_with("This message does not fit the model's context (4096 tokens)"),
+            "{}",
+            prompt.message
+        );
+        let reply = refusal(1000);
+        assert!(
+            reply
+                .message
+                .starts_with("The reply length asked for does not fit"),
+            "{}",
+            reply.message
+        );
+        assert!(reply.message.contains("agent.maxTokens"));
     }
 
     #[test]

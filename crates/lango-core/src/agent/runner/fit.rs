@@ -73,7 +73,13 @@ pub(super) fn smaller_budget(
             let quarter = window / 4;
             let room = reply_room.map_or(quarter, |r| u64::from(r).min(quarter));
             let target = window.saturating_sub(room);
-            let cut = sent.saturating_add(room).saturating_sub(window) as f64 * TOKENIZER_MARGIN;
+            let over = sent.saturating_add(room).saturating_sub(window);
+            if over == 0 {
+                // The prompt fits with room for a reply: what did not fit is the reply length
+                // asked for (vLLM counts it in), which less history cannot help.
+                return None;
+            }
+            let cut = over as f64 * TOKENIZER_MARGIN;
             if history - cut >= 1.0 {
                 // At least a tenth each time, so a wrong guess still moves.
                 (history - cut).min(history * 0.9)
@@ -185,6 +191,13 @@ mod tests {
             smaller_budget(3_000, &limit(4096, 4000), Some(100)),
             Some(2_700)
         );
+    }
+
+    #[test]
+    fn a_prompt_that_fits_with_room_for_a_reply_is_not_cut() {
+        // vLLM: "you requested 5000 tokens (1000 in the messages, 4000 in the completion)":
+        // the reply length is what does not fit.
+        assert_eq!(smaller_budget(900, &limit(4096, 1000), Some(4000)), None);
     }
 
     #[test]
