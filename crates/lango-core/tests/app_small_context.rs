@@ -133,6 +133,10 @@ async fn a_message_too_long_for_the_context_even_alone_says_so_and_is_kept() {
     let stored = app.page_messages("s", None, 100).await.unwrap();
     assert_eq!(stored.len(), 1);
     assert_eq!(stored[0].content, long);
+    // The context meter and "What the model sees" say the message is over the window.
+    let seen = app.inspect("s").await.unwrap();
+    assert_eq!(seen.history_budget, 200);
+    assert!(seen.history_tokens > seen.history_budget);
 }
 
 #[tokio::test]

@@ -143,6 +143,11 @@ impl Runner {
                 }
                 return Ok((responses, first));
             };
+            // No history over the window can ever fit: a bound already, answer or not.
+            if let Some(window) = limit.window {
+                self.learned
+                    .learn(&key, usize::try_from(window).unwrap_or(usize::MAX));
+            }
             let sent = session.events_within(budget.unwrap_or(usize::MAX)).1;
             let next = smaller_budget(sent, limit, reply_room)
                 .filter(|b| session.events_within(*b).1 < sent);
