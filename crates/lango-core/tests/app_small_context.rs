@@ -5,13 +5,16 @@
 //! so in plain words. A real SQLite file, real HTTP to the fake provider refusing as
 //! llama.cpp's server does.
 
+#[path = "common/servers_ready.rs"]
+mod servers_ready;
+
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use lango_core::app::{App, TurnStatus};
 use lango_core::paths::AppPaths;
 use lango_testkit::fake::{prompt_tokens, FakeProvider, Script, Turn};
 use serde_json::{json, Value};
+use servers_ready::servers_ready;
 
 async fn app_with_window(window: u64) -> (tempfile::TempDir, FakeProvider, App) {
     app_with(window, vec![Turn::text(["Noted."])], json!({})).await
@@ -32,15 +35,7 @@ async fn app_with(
     });
     std::fs::write(home.path().join("settings.json"), settings.to_string()).unwrap();
     let app = open(home.path()).await;
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
-    while app.mcp_servers().iter().any(|s| s.state != "ready") {
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "{:?}",
-            app.mcp_servers()
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    servers_ready(&app).await;
     (home, fake, app)
 }
 

@@ -3,6 +3,9 @@
 //! `App::approve_tool_call`, "always allow" saved to the file, Stop while a card waits, and
 //! Settings → Tools (`mcp_servers`, `set_tool_policy`).
 
+#[path = "common/servers_ready.rs"]
+mod servers_ready;
+
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -14,6 +17,7 @@ use lango_core::store::ToolCallStatus;
 use lango_core::tools::mcp::ToolPolicy;
 use lango_testkit::fake::{FakeProvider, Script, Turn};
 use serde_json::{json, Value};
+use servers_ready::servers_ready;
 
 fn everything() -> Value {
     let script = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -56,15 +60,7 @@ async fn app_with_servers(
     // Saved results go here, never in the Downloads folder of whoever runs the tests.
     paths.export_dir = Some(home.path().join("exports"));
     let app = App::open(paths).await.expect("app opens");
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
-    while app.mcp_servers().iter().any(|s| s.state != "ready") {
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "{:?}",
-            app.mcp_servers()
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    servers_ready(&app).await;
     (home, fake, app)
 }
 
