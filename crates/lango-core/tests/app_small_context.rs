@@ -96,6 +96,10 @@ async fn a_model_with_a_small_context_answers_every_message_of_a_long_conversati
     // "What the model sees" shows the history that is sent, within the budget that fit.
     let seen = app.inspect("s").await.unwrap();
     assert!(seen.history_budget < 1_500, "{}", seen.history_budget);
+    assert!(
+        seen.history_budget_learned,
+        "the inspector says where the budget came from"
+    );
     assert!(seen.history_tokens <= seen.history_budget);
     assert!(seen.history.len() < 60 && seen.history.len() >= 2);
     // Nothing of the conversation is lost: only what is sent is shorter.
@@ -131,6 +135,7 @@ async fn a_message_too_long_for_the_context_even_alone_says_so_and_is_kept() {
     // The context meter and "What the model sees" say the message is over the window.
     let seen = app.inspect("s").await.unwrap();
     assert_eq!(seen.history_budget, 200);
+    assert!(seen.history_budget_learned);
     assert!(seen.history_tokens > seen.history_budget);
 }
 

@@ -228,6 +228,9 @@ pub struct InspectView {
     pub history_tokens: usize,
     /// The history budget of each model call.
     pub history_budget: usize,
+    /// The budget is what the model's server held, learned from its refusal of more in this
+    /// run (its context is smaller than Lango's budget for the model: runner::fit).
+    pub history_budget_learned: bool,
     /// `[Compacted Summary]` rows left out of `history` because the memory section already
     /// carries their note, and the history tokens that saved (the same memory is never sent
     /// twice).

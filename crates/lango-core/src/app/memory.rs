@@ -115,11 +115,12 @@ impl App {
         let assembled = engine.inspect_turn(key, &turn).await?;
         // The conversation's own model's budget (its context window), as the turn uses —
         // less when the model refused a longer history in this run (runner::fit).
-        let history_budget = turn.history_budget.unwrap_or(engine.history_budget);
-        let history_budget = engine
+        let configured = turn.history_budget.unwrap_or(engine.history_budget);
+        let learned = engine
             .runner
             .learned_budget(Some(&turn))
-            .map_or(history_budget, |learned| learned.min(history_budget));
+            .filter(|&learned| learned < configured);
+        let history_budget = learned.unwrap_or(configured);
         let memory_enabled = engine.memory.is_some();
         let memory = assembled.sections.iter().find(|s| s.name == "memory");
         let tools = engine.tool_definitions();
@@ -137,6 +138,7 @@ impl App {
             history: assembled.contents.iter().map(history_item).collect(),
             history_tokens: assembled.history_tokens,
             history_budget,
+            history_budget_learned: learned.is_some(),
             summaries_not_repeated: assembled.summaries_not_repeated,
             summary_tokens_saved: assembled.summary_tokens_saved,
             memory_tokens: memory.map_or(0, |s| s.tokens),

@@ -300,6 +300,7 @@ const context: InspectView = {
   history: [],
   historyTokens: 100,
   historyBudget: 10000,
+  historyBudgetLearned: false,
   summariesNotRepeated: 0,
   summaryTokensSaved: 0,
   memoryTokens: 0,

@@ -10,6 +10,7 @@ function view(toolDefinitions: number, toolDefinitionTokens: number): InspectVie
     history: [],
     historyTokens: 500,
     historyBudget: 32000,
+    historyBudgetLearned: false,
     summariesNotRepeated: 0,
     summaryTokensSaved: 0,
     memoryTokens: 0,
@@ -35,5 +36,14 @@ describe('the inspector budget table', () => {
     const { body } = render(BudgetTable, { props: { view: view(0, 0), promptTokens: 100 } });
     expect(body).not.toContain('Tool definitions');
     expect(body).toMatch(/id="inspector-total"[^>]*>600</);
+  });
+
+  it("says when the history's budget is what the model's server held", () => {
+    const learned = { ...view(0, 0), historyBudget: 3512, historyBudgetLearned: true };
+    const { body } = render(BudgetTable, { props: { view: learned, promptTokens: 100 } });
+    expect(body).toContain("its server refused more than this budget");
+    expect(body).toContain('3,512');
+    const { body: usual } = render(BudgetTable, { props: { view: view(0, 0), promptTokens: 100 } });
+    expect(usual).toContain('older ones are left to memory');
   });
 });

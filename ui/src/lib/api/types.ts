@@ -366,6 +366,8 @@ export interface InspectView {
   history: HistoryItemView[];
   historyTokens: number;
   historyBudget: number;
+  /** The budget is what the model's server held: it refused more this run (its context is smaller than Lango's budget for the model). */
+  historyBudgetLearned: boolean;
   /** `[Compacted Summary]` rows left out of `history`: the memory section already carries their note. */
   summariesNotRepeated: number;
   /** The history tokens that saved. */
