@@ -172,6 +172,21 @@ async fn a_damaged_backup_is_refused_and_the_database_is_not_touched() {
 async fn salvage_recovers_the_readable_rows_counts_the_lost_and_leaves_the_original_untouched() {
     let (dir, paths) = home_with(300).await;
     let db = paths.database_file();
+    // One row as an earlier version wrote a large tool result: inline, nothing beside it.
+    let whole = "x".repeat(70_000);
+    let inline = format!(
+        r#"[{{"id":"c1","name":"files__read","meta":{{"status":"done","fullOutput":"{whole}"}}}}]"#
+    );
+    let raw = rusqlite::Connection::open(&db).unwrap();
+    raw.execute(
+        "UPDATE messages SET tool_calls = ?1, tool_results = NULL WHERE content LIKE 'message number 0299%'",
+        [&inline],
+    )
+    .unwrap();
+    // Into the main file, where the damage goes too.
+    raw.execute_batch("PRAGMA wal_checkpoint(TRUNCATE)")
+        .unwrap();
+    drop(raw);
     garble_page_holding(&db, "message number 0150");
     let original = std::fs::read(&db).expect("read");
     assert!(matches!(
@@ -212,6 +227,13 @@ async fn salvage_recovers_the_readable_rows_counts_the_lost_and_leaves_the_origi
     assert!(messages
         .iter()
         .any(|m| m.content.starts_with("message number 0299")));
+    // Its large result is moved beside its row once the salvaged file is in use, as in any
+    // database an earlier version wrote.
+    let moved = store
+        .move_legacy_results(&tokio_util::sync::CancellationToken::new())
+        .await
+        .unwrap();
+    assert_eq!(moved, 1);
     store.close().await;
 }
 

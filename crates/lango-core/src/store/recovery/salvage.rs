@@ -31,6 +31,14 @@ const TABLES: &[&str] = &[
     "imported_conversations",
 ];
 
+/// The background move of large inline tool results, set to scan every copied row.
+const LEGACY_RESULTS_SCAN: &str = "
+DELETE FROM legacy_results_scan;
+INSERT INTO legacy_results_scan (tbl, next_id, end_id)
+    SELECT 'messages', 0, max(id) FROM messages HAVING max(id) IS NOT NULL;
+INSERT INTO legacy_results_scan (tbl, next_id, end_id)
+    SELECT 'archived_messages', 0, max(id) FROM archived_messages HAVING max(id) IS NOT NULL;";
+
 /// What a salvage recovered of one table.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -134,6 +142,10 @@ fn copy_all(source: &Path, target: &Path) -> Result<Vec<TableSalvage>, RecoveryE
     for table in TABLES.iter().filter(|t| present.iter().any(|p| p == *t)) {
         report.push(copy_table(&src, &tx, table).map_err(RecoveryError::sqlite(target))?);
     }
+    // Rows copied from an earlier version may hold large tool results inline: the store
+    // moves them beside their rows once the file is in use (store::legacy_results).
+    tx.execute_batch(LEGACY_RESULTS_SCAN)
+        .map_err(RecoveryError::sqlite(target))?;
     tx.commit().map_err(RecoveryError::sqlite(target))?;
     dst.execute_batch("PRAGMA wal_checkpoint(TRUNCATE)")
         .map_err(RecoveryError::sqlite(target))?;
