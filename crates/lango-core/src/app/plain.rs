@@ -50,7 +50,9 @@ pub(super) fn provider(e: &ProviderError) -> Option<String> {
                 "Lango could not read the API key of “{provider}”. Check that the OS keychain is unlocked, or enter the key again under Settings → Providers."
             ))
         }
-        ProviderError::BadRequest { message } => return too_many_tools(message),
+        ProviderError::BadRequest { message } => {
+            return too_many_tools(message).or_else(|| reply_too_long(message))
+        }
         // Reaching the user, the history was already cut to the newest message (runner::fit).
         ProviderError::ContextExceeded { limit, .. } => {
             let window = limit
@@ -100,6 +102,36 @@ fn too_many_tools(message: &str) -> Option<String> {
         number("array with length ").map_or_else(String::new, |n| format!(" ({n} are on)"));
     Some(format!(
         "The provider takes{limit} tools in one request{offered}. Turn off the servers or tools this conversation does not need in Settings → Tools."
+    ))
+}
+
+/// A refusal of the reply length asked for (`agent.maxTokens`, a conversation's own reply
+/// length) as more than the model can write — OpenAI's "max_tokens is too large: 100000. This
+/// model supports at most 16384 completion tokens…", Anthropic's "max_tokens: 100000 > 64000,
+/// which is the maximum allowed number of output tokens…" — says where to lower it.
+fn reply_too_long(message: &str) -> Option<String> {
+    let names_it = ["max_tokens", "max_completion_tokens", "maxOutputTokens"]
+        .iter()
+        .any(|name| message.contains(name));
+    let over = ["too large", "maximum allowed", "at most"]
+        .iter()
+        .any(|words| message.contains(words));
+    if !names_it || !over {
+        return None;
+    }
+    let number_after = |marker: &str| -> Option<String> {
+        let start = message.find(marker)? + marker.len();
+        let digits: String = message[start..]
+            .chars()
+            .take_while(char::is_ascii_digit)
+            .collect();
+        (!digits.is_empty()).then_some(digits)
+    };
+    let most = number_after("at most ")
+        .or_else(|| number_after(" > "))
+        .map_or_else(String::new, |n| format!(" (at most {n} tokens)"));
+    Some(format!(
+        "The reply length asked for is more than this model can write{most}. Lower it: the reply length in Conversation settings, or agent.maxTokens in Settings → Agent."
     ))
 }
 
@@ -337,6 +369,27 @@ mod tests {
             other.message
         );
         assert_eq!(other.detail, None);
+    }
+
+    #[test]
+    fn a_reply_length_over_the_models_limit_says_where_to_lower_it() {
+        for (message, most) in [
+            ("max_tokens is too large: 100000. This model supports at most 16384 completion tokens, whereas you provided 100000.", "16384"),
+            ("max_tokens: 100000 > 64000, which is the maximum allowed number of output tokens for claude-sonnet-4-20250514", "64000"),
+        ] {
+            let e = AppError::from(ProviderError::BadRequest {
+                message: message.into(),
+            });
+            assert!(
+                e.message.starts_with(&format!(
+                    "The reply length asked for is more than this model can write (at most {most} tokens)."
+                )),
+                "{}",
+                e.message
+            );
+            assert!(e.message.contains("agent.maxTokens"));
+            assert_eq!(e.detail.as_deref().map(|d| d.contains(message)), Some(true));
+        }
     }
 
     #[test]
