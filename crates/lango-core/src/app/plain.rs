@@ -5,6 +5,7 @@
 //! os error 111", "DBus error …") is kept by the caller as the folded technical detail;
 //! kinds without a better sentence keep their `Display` as the headline.
 
+use crate::provider::overflow::number_after;
 use crate::provider::{NetworkFailure, ProviderError};
 use crate::secrets::SecretsError;
 use crate::store::StoreError;
@@ -89,17 +90,10 @@ fn too_many_tools(message: &str) -> Option<String> {
     if !message.contains("'tools'") || !message.contains("array too long") {
         return None;
     }
-    let number = |marker: &str| -> Option<String> {
-        let start = message.find(marker)? + marker.len();
-        let digits: String = message[start..]
-            .chars()
-            .take_while(char::is_ascii_digit)
-            .collect();
-        (!digits.is_empty()).then_some(digits)
-    };
-    let limit = number("maximum length ").map_or_else(String::new, |n| format!(" at most {n}"));
-    let offered =
-        number("array with length ").map_or_else(String::new, |n| format!(" ({n} are on)"));
+    let limit = number_after(message, "maximum length ")
+        .map_or_else(String::new, |n| format!(" at most {n}"));
+    let offered = number_after(message, "array with length ")
+        .map_or_else(String::new, |n| format!(" ({n} are on)"));
     Some(format!(
         "The provider takes{limit} tools in one request{offered}. Turn off the servers or tools this conversation does not need in Settings → Tools."
     ))
@@ -119,16 +113,8 @@ fn reply_too_long(message: &str) -> Option<String> {
     if !names_it || !over {
         return None;
     }
-    let number_after = |marker: &str| -> Option<String> {
-        let start = message.find(marker)? + marker.len();
-        let digits: String = message[start..]
-            .chars()
-            .take_while(char::is_ascii_digit)
-            .collect();
-        (!digits.is_empty()).then_some(digits)
-    };
-    let most = number_after("at most ")
-        .or_else(|| number_after(" > "))
+    let most = number_after(message, "at most ")
+        .or_else(|| number_after(message, " > "))
         .map_or_else(String::new, |n| format!(" (at most {n} tokens)"));
     Some(format!(
         "The reply length asked for is more than this model can write{most}. Lower it: the reply length in Conversation settings, or agent.maxTokens in Settings → Agent."

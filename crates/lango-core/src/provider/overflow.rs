@@ -101,8 +101,9 @@ fn llama_cpp(body: &str) -> Option<ContextLimit> {
 }
 
 /// The number starting right after the first `marker` in `text` (digits, `,` and `_` allowed
-/// inside it, as some providers group thousands).
-fn number_after(text: &str, marker: &str) -> Option<u64> {
+/// inside it, as some providers group thousands). Also how the plain-words headlines read
+/// the numbers in a provider's refusal (app::plain).
+pub(crate) fn number_after(text: &str, marker: &str) -> Option<u64> {
     let start = text.find(marker)? + marker.len();
     // OpenRouter: "you requested about 140000 tokens".
     let rest = text[start..].trim_start_matches("about ");

@@ -5,6 +5,7 @@
 //! writing (which changes nothing).
 
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Why the database at `path` cannot be written, in words for the user; None when it can.
 pub fn read_only_reason(path: &Path) -> Option<String> {
@@ -28,13 +29,21 @@ pub fn read_only_reason(path: &Path) -> Option<String> {
     }
 }
 
-/// Whether a file can be created in `dir`, tried for real.
+/// Whether a file can be created in `dir`, tried for real. Only the file system's refusal
+/// (permission, a read-only mount) says no: two stores probing at once in one process (the
+/// same pid, perhaps the same clock reading) once collided on the probe's name, and the
+/// second was told its folder was read-only.
 pub fn folder_is_writable(dir: &Path) -> bool {
+    static PROBES: AtomicU64 = AtomicU64::new(0);
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.subsec_nanos())
         .unwrap_or(0);
-    let probe = dir.join(format!(".lango-write-test-{}-{nanos}", std::process::id()));
+    let probe = dir.join(format!(
+        ".lango-write-test-{}-{nanos}-{}",
+        std::process::id(),
+        PROBES.fetch_add(1, Ordering::Relaxed)
+    ));
     match std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)
@@ -44,6 +53,37 @@ pub fn folder_is_writable(dir: &Path) -> bool {
             let _ = std::fs::remove_file(&probe);
             true
         }
-        Err(_) => false,
+        Err(e) => !refused(e.kind()),
+    }
+}
+
+/// Whether a failure to create a file is the file system refusing writes there (not, e.g.,
+/// a probe of the same name made at the same moment).
+fn refused(kind: std::io::ErrorKind) -> bool {
+    matches!(
+        kind,
+        std::io::ErrorKind::PermissionDenied | std::io::ErrorKind::ReadOnlyFilesystem
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::ErrorKind;
+
+    use super::*;
+
+    #[test]
+    fn only_the_file_systems_refusal_makes_a_folder_read_only() {
+        assert!(refused(ErrorKind::PermissionDenied));
+        assert!(refused(ErrorKind::ReadOnlyFilesystem));
+        // Two stores of one process probing at the same clock reading made the same name.
+        assert!(!refused(ErrorKind::AlreadyExists));
+    }
+
+    #[test]
+    fn probes_one_after_another_are_all_removed() {
+        let dir = tempfile::tempdir().unwrap();
+        assert!((0..50).all(|_| folder_is_writable(dir.path())));
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
     }
 }
