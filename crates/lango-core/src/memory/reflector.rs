@@ -1,8 +1,9 @@
 //! The reflector (spec 002 "Reflector Agent", REFERENCE §3.4): condenses all observations of a
 //! session into one generation-1 reflection, and all reflections into one of the next
 //! generation — or the oldest part of them, when the memory's model refuses them all as too
-//! long for its context. Each save deletes exactly what it condensed, in the same transaction; when any
-//! of it is gone by then (another process condensed it first), the reflection is dropped.
+//! long for its context. Each save deletes exactly what it condensed, in the same
+//! transaction; when any of it is gone by then (another process condensed it first), the
+//! reflection is dropped.
 
 use std::fmt::Write as _;
 use std::sync::Arc;

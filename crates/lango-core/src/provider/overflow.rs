@@ -23,9 +23,10 @@ pub struct ContextLimit {
 /// ("maximum context length is W tokens. However, your messages resulted in / you requested
 /// N tokens (M in the messages …)", "exceed the configured limit of W tokens", code
 /// `context_length_exceeded`; OpenRouter's "you requested about N"), Anthropic ("prompt is too
-/// long: N tokens > W maximum", "exceed context limit: N + M > W"), Gemini ("The input token count (N) exceeds the maximum number
-/// of tokens allowed (W)"), Mistral ("Prompt contains N tokens … too large for model with W
-/// maximum context length") and LM Studio ("… loaded with context length of only W tokens").
+/// long: N tokens > W maximum", "exceed context limit: N + M > W"), Gemini ("The input token
+/// count (N) exceeds the maximum number of tokens allowed (W)"), Mistral ("Prompt contains N
+/// tokens … too large for model with W maximum context length") and LM Studio ("… loaded with
+/// context length of only W tokens").
 pub fn context_limit(body: &str, message: &str) -> Option<ContextLimit> {
     if let Some(limit) = llama_cpp(body) {
         return Some(limit);
@@ -89,8 +90,8 @@ pub fn context_limit(body: &str, message: &str) -> Option<ContextLimit> {
     Some(limit)
 }
 
-/// llama.cpp's server: `{"error":{"type":"exceed_context_size_error","n_prompt_tokens":6010,"n_ctx":4096}}`
-/// (from its Anthropic endpoint too, in the same OpenAI-shaped body).
+/// llama.cpp's server: `{"error":{"type":"exceed_context_size_error","n_prompt_tokens":6010,
+/// "n_ctx":4096}}` (from its Anthropic endpoint too, in the same OpenAI-shaped body).
 fn llama_cpp(body: &str) -> Option<ContextLimit> {
     let v: Value = serde_json::from_str(body).ok()?;
     let e = v.get("error")?;
