@@ -25,8 +25,10 @@ pub struct ContextLimit {
 /// `context_length_exceeded`; OpenRouter's "you requested about N"), Anthropic ("prompt is too
 /// long: N tokens > W maximum", "exceed context limit: N + M > W"), Gemini ("The input token
 /// count (N) exceeds the maximum number of tokens allowed (W)"), Mistral ("Prompt contains N
-/// tokens … too large for model with W maximum context length") and LM Studio ("… loaded with
-/// context length of only W tokens").
+/// tokens … too large for model with W maximum context length"), LM Studio ("… loaded with
+/// context length of only W tokens"), xAI ("maximum prompt length is W but the request
+/// contains N tokens") and text-generation-inference ("… must be <= W. Given: N `inputs`
+/// tokens").
 pub fn context_limit(body: &str, message: &str) -> Option<ContextLimit> {
     if let Some(limit) = llama_cpp(body) {
         return Some(limit);
@@ -44,6 +46,24 @@ pub fn context_limit(body: &str, message: &str) -> Option<ContextLimit> {
         ContextLimit {
             window: Some(window),
             sent,
+        }
+    } else if let Some(window) = number_after(&text, "maximum prompt length is ") {
+        // xAI: "This model's maximum prompt length is 131072 but the request contains 140000
+        // tokens."
+        ContextLimit {
+            window: Some(window),
+            sent: number_after(&text, "request contains "),
+        }
+    } else if let Some(window) = text
+        .contains("max_new_tokens")
+        .then(|| number_after(&text, "must be <= "))
+        .flatten()
+    {
+        // Hugging Face's text-generation-inference (Together and others): "`inputs` tokens +
+        // `max_new_tokens` must be <= 8193. Given: 9000 `inputs` tokens and 512 …".
+        ContextLimit {
+            window: Some(window),
+            sent: number_after(&text, "given: "),
         }
     } else if let Some(window) = number_after(&text, "exceed the configured limit of ") {
         ContextLimit {
@@ -164,6 +184,10 @@ mod tests {
         assert_eq!(limit_of(openrouter), limit(131_072, 140_000));
         let configured = r#"{"error":{"message":"Input tokens exceed the configured limit of 272000 tokens. Your messages resulted in 300123 tokens. Please reduce the length of the messages.","type":"invalid_request_error","param":"messages","code":"context_length_exceeded"}}"#;
         assert_eq!(limit_of(configured), limit(272_000, 300_123));
+        let xai = r#"{"code":"Client specified an invalid argument","error":"This model's maximum prompt length is 131072 but the request contains 140000 tokens."}"#;
+        assert_eq!(limit_of(xai), limit(131_072, 140_000));
+        let tgi = r#"{"error":"Input validation error: `inputs` tokens + `max_new_tokens` must be <= 8193. Given: 9000 `inputs` tokens and 512 `max_new_tokens`","error_type":"validation"}"#;
+        assert_eq!(limit_of(tgi), limit(8193, 9000));
         let code_only = r#"{"error":{"message":"Please reduce the length of the messages or completion.","type":"invalid_request_error","code":"context_length_exceeded"}}"#;
         assert_eq!(limit_of(code_only), Some(ContextLimit::default()));
     }
