@@ -78,9 +78,20 @@ impl From<lango_core::agent::AgentError> for CliError {
             E::Store(e) => store_kind(e),
             _ => Kind::Internal,
         };
-        Self::new(kind, e.to_string())
+        let mut message = e.to_string();
+        if matches!(
+            &e,
+            E::Provider(lango_core::provider::ProviderError::ContextExceeded { .. })
+        ) {
+            // The older messages were already left out (the engine retried with less).
+            message.push_str(CONTEXT_HINT);
+        }
+        Self::new(kind, message)
     }
 }
+
+/// What a user can change when even the newest message does not fit the model's context.
+const CONTEXT_HINT: &str = "\n(the older messages were already left out; shorten the message, turn off MCP servers or tools you do not need (\"disabled\", \"disabledTools\"), lower observationalMemory.memoryTokenBudget or agent.maxTokens, or use a model with a larger context)";
 
 impl From<lango_core::engine::EngineError> for CliError {
     fn from(e: lango_core::engine::EngineError) -> Self {

@@ -345,6 +345,36 @@ async fn a_rejected_key_is_a_provider_error_with_the_reason() {
     assert!(!err.contains(KEY));
 }
 
+#[tokio::test(flavor = "multi_thread")]
+async fn a_message_longer_than_the_models_context_says_what_to_change_and_is_kept() {
+    // A server with a 200-token context, as llama.cpp refuses a longer prompt.
+    let fake =
+        FakeProvider::start(Script::new([Turn::text(["unused"])]).with_context_window(200)).await;
+    let home = tempfile::tempdir().unwrap();
+    write_settings(
+        home.path(),
+        "openai-compatible",
+        &base_url(&fake, "openai-compatible"),
+        json!({}),
+    );
+    let long = "Please read this. ".repeat(150);
+    let out = lango(home.path(), &["chat", "--session", "s", &long], None).await;
+    assert_eq!(out.status.code(), Some(4));
+    let err = stderr(&out);
+    assert!(
+        err.contains("too long for the model's context (200 tokens)"),
+        "{err}"
+    );
+    assert!(
+        err.contains("the older messages were already left out; shorten the message"),
+        "{err}"
+    );
+    assert_eq!(fake.turns_served(), 0, "nothing answered");
+    let stored = rows(home.path(), "s").await;
+    assert_eq!(stored.len(), 1);
+    assert_eq!(stored[0].content, long);
+}
+
 #[cfg(unix)]
 #[tokio::test(flavor = "multi_thread")]
 async fn ctrl_c_stops_the_reply_keeps_it_interrupted_and_closes_the_connection() {
