@@ -27,7 +27,7 @@ pub enum ProviderError {
 
     /// 400/413: the prompt is longer than the model's context window, as the provider said
     /// (`limit`: the window and what was sent, when it named them; provider::overflow).
-    #[error("the conversation is too long for the model's context{}: {message}", limit.window.map(|w| format!(" ({w} tokens)")).unwrap_or_default())]
+    #[error("the request is too long for the model's context{}: {message}", limit.window.map(|w| format!(" ({w} tokens)")).unwrap_or_default())]
     ContextExceeded {
         limit: ContextLimit,
         message: String,
