@@ -2,24 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { render } from 'svelte/server';
 import ContextMeter from './ContextMeter.svelte';
 import type { InspectView } from '../../lib/api/types';
+import { inspectView } from '../../lib/api/inspectView.fixture';
 
 function view(historyBudgetLearned: boolean): InspectView {
-  return {
-    systemPrompt: '',
-    sections: [],
-    history: [],
-    historyTokens: 749,
-    historyBudget: 779,
-    historyBudgetLearned,
-    summariesNotRepeated: 0,
-    summaryTokensSaved: 0,
-    memoryTokens: 0,
-    memoryBudget: null,
-    memoryEnabled: false,
-    toolDefinitions: 0,
-    toolDefinitionTokens: 0,
-    errors: [],
-  };
+  return inspectView({ historyTokens: 749, historyBudget: 779, historyBudgetLearned });
 }
 
 describe('the context meter', () => {

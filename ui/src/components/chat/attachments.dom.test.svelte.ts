@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { flushSync, mount, unmount, type Component } from 'svelte';
 import { settle } from '../settle.testing';
 import type { AppStatus, AttachmentInfo, ConversationView, InspectView } from '../../lib/api/types';
+import { inspectView } from '../../lib/api/inspectView.fixture';
 
 const commands = vi.hoisted(() => ({
   conversationSettings: vi.fn(),
@@ -294,22 +295,7 @@ const status: AppStatus = {
   theme: 'system',
 };
 
-const context: InspectView = {
-  systemPrompt: '',
-  sections: [],
-  history: [],
-  historyTokens: 100,
-  historyBudget: 10000,
-  historyBudgetLearned: false,
-  summariesNotRepeated: 0,
-  summaryTokensSaved: 0,
-  memoryTokens: 0,
-  memoryBudget: null,
-  memoryEnabled: false,
-  toolDefinitions: 0,
-  toolDefinitionTokens: 0,
-  errors: [],
-};
+const context: InspectView = inspectView({ historyTokens: 100, historyBudget: 10000 });
 
 async function showChat(sessionKey: string): Promise<HTMLElement> {
   commands.conversationSettings.mockResolvedValue(view);

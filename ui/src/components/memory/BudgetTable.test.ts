@@ -2,24 +2,16 @@ import { describe, expect, it } from 'vitest';
 import { render } from 'svelte/server';
 import BudgetTable from './BudgetTable.svelte';
 import type { InspectView } from '../../lib/api/types';
+import { inspectView } from '../../lib/api/inspectView.fixture';
 
 function view(toolDefinitions: number, toolDefinitionTokens: number): InspectView {
-  return {
+  return inspectView({
     systemPrompt: 'You are Lango.',
     sections: [{ name: 'base', tokens: 100, budget: null }],
-    history: [],
     historyTokens: 500,
-    historyBudget: 32000,
-    historyBudgetLearned: false,
-    summariesNotRepeated: 0,
-    summaryTokensSaved: 0,
-    memoryTokens: 0,
-    memoryBudget: null,
-    memoryEnabled: false,
     toolDefinitions,
     toolDefinitionTokens,
-    errors: [],
-  };
+  });
 }
 
 describe('the inspector budget table', () => {
