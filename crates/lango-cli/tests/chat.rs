@@ -6,8 +6,7 @@ mod support;
 #[cfg(unix)]
 use std::time::Duration;
 
-use lango_core::store::{MessageStatus, NewMessage, Store};
-use lango_core::tokens::{MessageParts, TiktokenCounter, TokenCounter};
+use lango_core::store::MessageStatus;
 use lango_testkit::fake::{FakeProvider, Script, Turn};
 use serde_json::{json, Value};
 use support::{
@@ -248,68 +247,6 @@ async fn the_system_prompt_arrives_as_exactly_one_system_message() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn the_history_sent_obeys_the_token_budget() {
-    let fake = FakeProvider::start(Script::new([Turn::text(["noted"])])).await;
-    let home = tempfile::tempdir().unwrap();
-    // Memory on: the history budget is maxMessageTokenBudget (REFERENCE §2.5 [FIX]).
-    write_settings(
-        home.path(),
-        "openai-compatible",
-        &base_url(&fake, "openai-compatible"),
-        json!({"observationalMemory": {"enabled": true, "maxMessageTokenBudget": 400, "messageTokenThreshold": 100}}),
-    );
-    {
-        let store = Store::open(&home.path().join("lango.db")).await.unwrap();
-        store.create_session("long", "").await.unwrap();
-        for i in 0..200 {
-            let role = if i % 2 == 0 { "user" } else { "assistant" };
-            let text = format!(
-                "message {i}: {}",
-                "a fairly long sentence about the plan ".repeat(4)
-            );
-            store
-                .append_message("long", NewMessage::new(role, text))
-                .await
-                .unwrap();
-        }
-        store.close().await;
-    }
-    let out = lango(
-        home.path(),
-        &["chat", "--session", "long", "and now?"],
-        None,
-    )
-    .await;
-    assert!(out.status.success(), "{}", stderr(&out));
-    let request = fake.generate_requests()[0].json();
-    let messages = request["messages"].as_array().unwrap();
-    let history: Vec<&Value> = messages.iter().filter(|m| m["role"] != "system").collect();
-    let cost: usize = history
-        .iter()
-        .map(|m| {
-            TiktokenCounter.message_cost(&MessageParts {
-                content: m["content"].as_str().unwrap_or(""),
-                tool_calls: vec![],
-            })
-        })
-        .sum();
-    assert!(
-        cost <= 400,
-        "history of {cost} tokens exceeds the 400-token budget"
-    );
-    assert!(
-        history.len() >= 3 && history.len() < 200,
-        "{} messages sent",
-        history.len()
-    );
-    assert_eq!(
-        history.last().unwrap()["content"],
-        "and now?",
-        "the newest message is always sent"
-    );
-}
-
-#[tokio::test(flavor = "multi_thread")]
 async fn without_a_provider_chat_explains_what_to_configure() {
     let home = tempfile::tempdir().unwrap();
     let out = lango(home.path(), &["chat", "hello"], None).await;
@@ -343,36 +280,6 @@ async fn a_rejected_key_is_a_provider_error_with_the_reason() {
         "{err}"
     );
     assert!(!err.contains(KEY));
-}
-
-#[tokio::test(flavor = "multi_thread")]
-async fn a_message_longer_than_the_models_context_says_what_to_change_and_is_kept() {
-    // A server with a 200-token context, as llama.cpp refuses a longer prompt.
-    let fake =
-        FakeProvider::start(Script::new([Turn::text(["unused"])]).with_context_window(200)).await;
-    let home = tempfile::tempdir().unwrap();
-    write_settings(
-        home.path(),
-        "openai-compatible",
-        &base_url(&fake, "openai-compatible"),
-        json!({}),
-    );
-    let long = "Please read this. ".repeat(150);
-    let out = lango(home.path(), &["chat", "--session", "s", &long], None).await;
-    assert_eq!(out.status.code(), Some(4));
-    let err = stderr(&out);
-    assert!(
-        err.contains("too long for the model's context (200 tokens)"),
-        "{err}"
-    );
-    assert!(
-        err.contains("the older messages were already left out; shorten the message"),
-        "{err}"
-    );
-    assert_eq!(fake.turns_served(), 0, "nothing answered");
-    let stored = rows(home.path(), "s").await;
-    assert_eq!(stored.len(), 1);
-    assert_eq!(stored[0].content, long);
 }
 
 #[cfg(unix)]

@@ -3,6 +3,7 @@
 #![allow(dead_code)] // each test binary uses a different part
 
 pub mod memory_db;
+pub mod memory_settings;
 
 use std::path::Path;
 use std::process::{Output, Stdio};
@@ -12,6 +13,9 @@ use lango_testkit::fake::FakeProvider;
 use serde_json::{json, Value};
 
 pub const KEY: &str = "sk-test-key-1234";
+
+/// The base prompt of the settings written here.
+pub const SYSTEM_PROMPT: &str = "You are a test assistant.";
 
 /// settings.json with provider `p`, an OpenAI-compatible endpoint at the fake.
 pub fn write_settings(home: &Path, fake: &FakeProvider) {
@@ -24,7 +28,7 @@ pub fn write_settings(home: &Path, fake: &FakeProvider) {
 pub fn write_provider_settings(home: &Path, kind: &str, base_url: &str, extra: Value) {
     let mut settings = json!({
         "providers": {"p": {"type": kind, "baseUrl": base_url, "defaultModel": "fake-model"}},
-        "agent": {"provider": "p", "systemPrompt": "You are a test assistant."}
+        "agent": {"provider": "p", "systemPrompt": SYSTEM_PROMPT}
     });
     if let (Some(target), Some(extra)) = (settings.as_object_mut(), extra.as_object()) {
         for (k, v) in extra {
