@@ -8,7 +8,7 @@ use lango_core::tokens::{MessageParts, TiktokenCounter, TokenCounter};
 use lango_testkit::fake::{FakeProvider, Script, Turn};
 use serde_json::{json, Value};
 use support::memory_settings::{system_text, write_memory_settings};
-use support::{lango, SYSTEM_PROMPT as SYSTEM};
+use support::{lango, stderr, SYSTEM_PROMPT as SYSTEM};
 
 #[tokio::test(flavor = "multi_thread")]
 async fn sixty_turns_build_observations_reflections_and_a_second_generation_within_budgets() {
@@ -27,11 +27,7 @@ async fn sixty_turns_build_observations_reflections_and_a_second_generation_with
         Some(turns.as_bytes()),
     )
     .await;
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "{}", stderr(&out));
 
     let store = Store::open(&home.path().join("lango.db")).await.unwrap();
     let reflections = store.list_reflections("long").await.unwrap();
@@ -144,11 +140,7 @@ async fn sixty_turns_build_observations_reflections_and_a_second_generation_with
         None,
     )
     .await;
-    assert!(
-        inspect.status.success(),
-        "{}",
-        String::from_utf8_lossy(&inspect.stderr)
-    );
+    assert!(inspect.status.success(), "{}", stderr(&inspect));
     let v: Value = serde_json::from_slice(&inspect.stdout).unwrap();
     assert!(v["systemPrompt"]
         .as_str()
@@ -270,11 +262,7 @@ async fn two_clis_triggering_memory_on_one_conversation_store_no_overlapping_obs
             ),
         );
         for out in [&a, &b] {
-            assert!(
-                out.status.success(),
-                "round {round}: {}",
-                String::from_utf8_lossy(&out.stderr)
-            );
+            assert!(out.status.success(), "round {round}: {}", stderr(out));
         }
 
         let store = Store::open(&home.path().join("lango.db")).await.unwrap();

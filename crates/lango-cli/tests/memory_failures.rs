@@ -7,7 +7,7 @@ use lango_core::store::Store;
 use lango_testkit::fake::{FakeProvider, Script, Turn};
 use serde_json::json;
 use support::memory_settings::write_memory_settings;
-use support::{lango, SYSTEM_PROMPT as SYSTEM};
+use support::{lango, stderr, stdout, SYSTEM_PROMPT as SYSTEM};
 
 #[tokio::test]
 async fn a_hung_memory_model_does_not_hold_chat_back_and_memory_status_shows_the_failure() {
@@ -23,11 +23,7 @@ async fn a_hung_memory_model_does_not_hold_chat_back_and_memory_status_shows_the
     // Long enough to pass messageTokenThreshold (60) on its own.
     let long = "Item 1 costs 10 euros; remember it for the budget please. ".repeat(8);
     let first = lango(home.path(), &["chat", "--session", "s", &long], None).await;
-    assert!(
-        first.status.success(),
-        "{}",
-        String::from_utf8_lossy(&first.stderr)
-    );
+    assert!(first.status.success(), "{}", stderr(&first));
 
     // The first exchange is now observable: this turn's memory cycle calls the hung model.
     let started = std::time::Instant::now();
@@ -38,12 +34,8 @@ async fn a_hung_memory_model_does_not_hold_chat_back_and_memory_status_shows_the
     )
     .await;
     let took = started.elapsed();
-    assert!(
-        second.status.success(),
-        "{}",
-        String::from_utf8_lossy(&second.stderr)
-    );
-    assert!(String::from_utf8_lossy(&second.stdout).contains("Second answer."));
+    assert!(second.status.success(), "{}", stderr(&second));
+    assert!(stdout(&second).contains("Second answer."));
     assert_eq!(fake.turns_served(), 3, "the observer was called");
     assert!(
         took < std::time::Duration::from_secs(15),
@@ -51,12 +43,8 @@ async fn a_hung_memory_model_does_not_hold_chat_back_and_memory_status_shows_the
     );
 
     let status = lango(home.path(), &["memory", "status", "--session", "s"], None).await;
-    let text = String::from_utf8_lossy(&status.stdout);
-    assert!(
-        status.status.success(),
-        "{}",
-        String::from_utf8_lossy(&status.stderr)
-    );
+    let text = stdout(&status);
+    assert!(status.status.success(), "{}", stderr(&status));
     assert!(text.contains("last error"), "{text}");
     assert!(text.contains("did not answer"), "{text}");
     assert!(text.contains("try again after the next turn"), "{text}");
@@ -83,20 +71,12 @@ async fn a_memory_provider_without_a_key_leaves_chat_working_and_memory_status_s
     std::fs::write(home.path().join("settings.json"), s.to_string()).unwrap();
 
     let chat = lango(home.path(), &["chat", "--session", "s", "Hello?"], None).await;
-    assert!(
-        chat.status.success(),
-        "{}",
-        String::from_utf8_lossy(&chat.stderr)
-    );
-    assert!(String::from_utf8_lossy(&chat.stdout).contains("Still here."));
+    assert!(chat.status.success(), "{}", stderr(&chat));
+    assert!(stdout(&chat).contains("Still here."));
 
     let status = lango(home.path(), &["memory", "status", "--session", "s"], None).await;
-    let text = String::from_utf8_lossy(&status.stdout);
-    assert!(
-        status.status.success(),
-        "{}",
-        String::from_utf8_lossy(&status.stderr)
-    );
+    let text = stdout(&status);
+    assert!(status.status.success(), "{}", stderr(&status));
     assert!(
         text.contains("the memory's provider \"q\" has no API key"),
         "{text}"
@@ -120,11 +100,7 @@ async fn a_memory_model_slower_than_the_chats_grace_gets_its_notes_made_by_memor
     let long = "Item 1 costs 10 euros; remember it for the budget please. ".repeat(8);
     for message in [long.as_str(), "And item 2?"] {
         let out = lango(home.path(), &["chat", "--session", "s", message], None).await;
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        assert!(out.status.success(), "{}", stderr(&out));
     }
     let store = Store::open(&home.path().join("lango.db")).await.unwrap();
     assert!(
@@ -134,12 +110,8 @@ async fn a_memory_model_slower_than_the_chats_grace_gets_its_notes_made_by_memor
     store.close().await;
 
     let update = lango(home.path(), &["memory", "update", "--session", "s"], None).await;
-    let text = String::from_utf8_lossy(&update.stdout);
-    assert!(
-        update.status.success(),
-        "{}",
-        String::from_utf8_lossy(&update.stderr)
-    );
+    let text = stdout(&update);
+    assert!(update.status.success(), "{}", stderr(&update));
     assert_eq!(
         text.trim(),
         "memory of s: 1 new observation, 0 new reflections"
@@ -150,7 +122,7 @@ async fn a_memory_model_slower_than_the_chats_grace_gets_its_notes_made_by_memor
     assert_eq!(observations[0].content, "The user keeps a budget.");
     store.close().await;
     let status = lango(home.path(), &["memory", "status", "--session", "s"], None).await;
-    let text = String::from_utf8_lossy(&status.stdout);
+    let text = stdout(&status);
     assert!(
         !text.contains("last error"),
         "a good cycle clears the failure: {text}"
@@ -159,6 +131,6 @@ async fn a_memory_model_slower_than_the_chats_grace_gets_its_notes_made_by_memor
     // Nothing left to do: a second update makes no model call.
     let served = fake.turns_served();
     let again = lango(home.path(), &["memory", "update", "--session", "s"], None).await;
-    assert!(String::from_utf8_lossy(&again.stdout).contains("0 new observations"));
+    assert!(stdout(&again).contains("0 new observations"));
     assert_eq!(fake.turns_served(), served);
 }
