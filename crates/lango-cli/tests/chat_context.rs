@@ -5,10 +5,11 @@
 mod support;
 
 use lango_core::store::{NewMessage, Store};
-use lango_core::tokens::{MessageParts, TiktokenCounter, TokenCounter};
 use lango_testkit::fake::{FakeProvider, Script, Turn};
 use serde_json::{json, Value};
-use support::{base_url, lango, rows, stderr, write_provider_settings as write_settings};
+use support::{
+    base_url, history_tokens, lango, rows, stderr, write_provider_settings as write_settings,
+};
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_history_sent_obeys_the_token_budget() {
@@ -47,15 +48,7 @@ async fn the_history_sent_obeys_the_token_budget() {
     let request = fake.generate_requests()[0].json();
     let messages = request["messages"].as_array().unwrap();
     let history: Vec<&Value> = messages.iter().filter(|m| m["role"] != "system").collect();
-    let cost: usize = history
-        .iter()
-        .map(|m| {
-            TiktokenCounter.message_cost(&MessageParts {
-                content: m["content"].as_str().unwrap_or(""),
-                tool_calls: vec![],
-            })
-        })
-        .sum();
+    let cost = history_tokens(&request);
     assert!(
         cost <= 400,
         "history of {cost} tokens exceeds the 400-token budget"

@@ -4,11 +4,11 @@
 mod support;
 
 use lango_core::store::Store;
-use lango_core::tokens::{MessageParts, TiktokenCounter, TokenCounter};
+use lango_core::tokens::{TiktokenCounter, TokenCounter};
 use lango_testkit::fake::{FakeProvider, Script, Turn};
 use serde_json::{json, Value};
 use support::memory_settings::{system_text, write_memory_settings};
-use support::{lango, stderr, SYSTEM_PROMPT as SYSTEM};
+use support::{history_tokens, lango, stderr, SYSTEM_PROMPT as SYSTEM};
 
 #[tokio::test(flavor = "multi_thread")]
 async fn sixty_turns_build_observations_reflections_and_a_second_generation_within_budgets() {
@@ -106,18 +106,7 @@ async fn sixty_turns_build_observations_reflections_and_a_second_generation_with
         );
     }
     for body in &chats {
-        let history: usize = body["messages"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|m| m["role"] != "system")
-            .map(|m| {
-                TiktokenCounter.message_cost(&MessageParts {
-                    content: m["content"].as_str().unwrap_or(""),
-                    tool_calls: vec![],
-                })
-            })
-            .sum();
+        let history = history_tokens(body);
         assert!(
             history <= 300,
             "history of {history} tokens > maxMessageTokenBudget 300"

@@ -42,6 +42,24 @@ pub fn write_provider_settings(home: &Path, kind: &str, base_url: &str, extra: V
     std::fs::write(home.join("settings.json"), settings.to_string()).unwrap();
 }
 
+/// What the history (every message but the system ones) of an OpenAI-format request body
+/// costs in our tokens, as the token budget counts it.
+pub fn history_tokens(body: &Value) -> usize {
+    use lango_core::tokens::{MessageParts, TiktokenCounter, TokenCounter};
+    body["messages"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|m| m["role"] != "system")
+        .map(|m| {
+            TiktokenCounter.message_cost(&MessageParts {
+                content: m["content"].as_str().unwrap_or(""),
+                tool_calls: vec![],
+            })
+        })
+        .sum()
+}
+
 /// The fake's base URL as a provider of `kind` is configured with it.
 pub fn base_url(fake: &FakeProvider, kind: &str) -> String {
     let root = fake.server().base_url();
