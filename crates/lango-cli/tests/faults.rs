@@ -65,23 +65,8 @@ async fn the_api_key_is_never_written_anywhere_with_trace_logging_and_memory_on(
     )
     .await;
     let home = tempfile::tempdir().expect("temp dir");
-    let settings = json!({
-        "providers": {"p": {
-            "type": "openai-compatible",
-            "baseUrl": format!("{}/v1", fake.server().base_url()),
-            "defaultModel": "fake-model"
-        }},
-        "agent": {"provider": "p"},
-        "observationalMemory": {
-            "enabled": true,
-            "messageTokenThreshold": 60,
-            "observationTokenThreshold": 40,
-            "maxMessageTokenBudget": 300,
-            "memoryTokenBudget": 120,
-            "reflectionConsolidationThreshold": 2
-        }
-    });
-    std::fs::write(home.path().join("settings.json"), settings.to_string()).expect("settings");
+    // The key comes only from the environment (`lango` below), never from settings.json.
+    support::memory_settings::write_memory_settings(home.path(), &fake);
     let turns: String = (1..=12)
         .map(|i| format!("Item {i} costs {i} euros; remember it.\n"))
         .collect();
