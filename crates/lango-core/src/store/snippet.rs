@@ -104,19 +104,15 @@ pub(crate) fn term_frequencies(text: &str, words: &[String]) -> Vec<u32> {
     counts
 }
 
-/// How often each word of `words` (folded, by position) occurs in `text`: the words held
-/// and their counts. [`term_frequencies`] for many words at once (a map lookup per token).
-pub(crate) fn word_counts(
-    text: &str,
-    words: &std::collections::HashMap<String, usize>,
-) -> Vec<(usize, u32)> {
-    let mut counts: Vec<(usize, u32)> = Vec::new();
-    for t in tokens_matching(text, &|token| words.get(&fold(token)).copied()) {
-        if let Some(w) = t.word {
-            match counts.iter_mut().find(|(at, _)| *at == w) {
-                Some((_, n)) => *n += 1,
-                None => counts.push((w, 1)),
-            }
+/// Every word of `text` (folded) with how often it occurs, in order of first occurrence: one
+/// pass over the text, whatever vocabulary the caller then looks the words up in.
+pub(crate) fn word_counts(text: &str) -> Vec<(String, u32)> {
+    let mut counts: Vec<(String, u32)> = Vec::new();
+    for t in tokens_matching(text, &|_| None) {
+        let word = fold(&text[t.start..t.end]);
+        match counts.iter_mut().find(|(w, _)| *w == word) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((word, 1)),
         }
     }
     counts
