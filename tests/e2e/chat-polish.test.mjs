@@ -34,7 +34,11 @@ const SCRIPT = {
   turns: [
     {
       type: 'text',
-      chunks: ['Plan:\n\n- [x] write the parser\n- [ ] test it\n\n', 'Euler: $e^{i\\pi} + 1 = 0$\n\n$$\\int_0^1 x\\,dx = \\frac{1}{2}$$\n'],
+      chunks: [
+        'Plan:\n\n- [x] write the parser\n- [ ] test it\n\n',
+        'Euler: $e^{i\\pi} + 1 = 0$\n\n$$\\int_0^1 x\\,dx = \\frac{1}{2}$$\n\n',
+        'Then run `cargo test`:\n\n```sh\ncargo test --workspace\n```\n',
+      ],
     },
     // Slow enough to leave the conversation and come back while it streams.
     { type: 'text', chunks: Array.from({ length: 30 }, (_, i) => `part ${i} `), delay_ms: 200 },
@@ -164,6 +168,24 @@ describe('Lango desktop: everyday chat polish', () => {
     assert.equal(view.inline, 1);
     assert.equal(view.display, 1);
     assert.equal(view.raw, false, 'no raw Markdown or TeX delimiters left');
+  });
+
+  test('code in a reply reads as code, not as a link: no underline, regular weight, selectable', async () => {
+    // The reply of the test before: `cargo test` inline and a fenced block.
+    await session.waitForElement('.message[data-role="assistant"] pre code', 10_000);
+    const looks = await session.execute(
+      `const m = Array.from(document.querySelectorAll('.message[data-role="assistant"]')).at(-1);
+       const look = (el) => {
+         const cs = getComputedStyle(el);
+         return { underline: cs.textDecorationLine, weight: cs.fontWeight, select: cs.webkitUserSelect || cs.userSelect };
+       };
+       return { inline: look(m.querySelector(':not(pre) > code')), block: look(m.querySelector('pre code')) };`,
+    );
+    for (const [where, look] of Object.entries(looks)) {
+      assert.equal(look.underline, 'none', `${where} code is not underlined like a link`);
+      assert.equal(look.weight, '400', `${where} code is not bold`);
+      assert.equal(look.select, 'text', `${where} code can be selected`);
+    }
   });
 
   test('coming back to a conversation still streaming shows the message once', async () => {
