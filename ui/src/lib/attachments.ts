@@ -7,6 +7,7 @@
 
 import type { AttachmentImage, AttachmentInfo } from './api/types';
 import { formatSize } from './recovery';
+import { formatCount } from './numbers';
 
 export { formatSize };
 
@@ -21,7 +22,7 @@ export const IMAGE_TYPES: readonly string[] = ['image/png', 'image/jpeg', 'image
 /** "~1,234 tokens" — what a file costs in the prompt. */
 export function tokenText(tokens: number): string {
   const n = Math.max(0, Math.round(tokens));
-  return `~${n.toLocaleString('en-US')} ${n === 1 ? 'token' : 'tokens'}`;
+  return `~${formatCount(n)} ${n === 1 ? 'token' : 'tokens'}`;
 }
 
 /** What a chip says about a file, for its accessible description: "photo.png, 1.2 MB, ~1,234 tokens". */

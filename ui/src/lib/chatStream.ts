@@ -12,6 +12,7 @@
 
 import type { ApprovalDecision, AttachmentInfo, ChatEvent, MessageStatus, ReplyInfo, StoredMessage, ToolCall, ToolCallMeta } from './api/types';
 import { hideShownImageData, imagesInResult, isOpen, newToolCard, parseStatus, type ToolCardModel } from './toolCards';
+import { formatCount } from './numbers';
 
 // ---------------------------------------------------------------------------------------
 // Live reply
@@ -367,7 +368,7 @@ export function contextMeterText(
   historyBudget: number,
   memoryTokens: number | null,
 ): string {
-  const n = (v: number) => Math.round(v).toLocaleString('en-US');
+  const n = (v: number) => formatCount(Math.round(v));
   const base = `${n(historyTokens)} / ${n(historyBudget)} tokens`;
   return memoryTokens === null ? base : `${base} · memory ${n(memoryTokens)}`;
 }

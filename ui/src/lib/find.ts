@@ -1,3 +1,4 @@
+import { formatCount } from './numbers';
 /**
  * The chat's Find, as pure functions: stepping through the matching messages (older with
  * Enter, newer with Shift+Enter, wrapping), the "3 of 17" label, and the text ranges to
@@ -19,8 +20,8 @@ export function stepIndex(index: number, count: number, direction: -1 | 1): numb
 /** "3 of 17", "No matches", or "20,000+"-style counts when the backend stopped counting. */
 export function findLabel(index: number, count: number, truncated: boolean): string {
   if (count === 0) return 'No matches';
-  const total = `${count.toLocaleString('en-US')}${truncated ? '+' : ''}`;
-  return index < 0 ? `${total} matches` : `${(index + 1).toLocaleString('en-US')} of ${total}`;
+  const total = `${formatCount(count)}${truncated ? '+' : ''}`;
+  return index < 0 ? `${total} matches` : `${formatCount((index + 1))} of ${total}`;
 }
 
 /**

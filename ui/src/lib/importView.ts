@@ -5,6 +5,7 @@
  */
 
 import type { BuildProgress, ImportProgress, ImportSource, ImportSummary, MemoryEstimate, SkipCount } from './api/types';
+import { formatCount } from './numbers';
 
 export interface ProgressView {
   /** Where the bar is, of `max` (null: indeterminate). */
@@ -47,13 +48,13 @@ export function buildProgressView(p: BuildProgress | null): ProgressView {
   };
 }
 
-const plural = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
+const plural = (n: number, one: string, many = `${one}s`) => `${formatCount(n)} ${n === 1 ? one : many}`;
 
 /** The summary's headline. */
 export function summaryHeadline(s: ImportSummary): string {
   const parts = [plural(s.created, 'new conversation')];
-  if (s.updated > 0) parts.push(`${s.updated.toLocaleString('en-US')} updated`);
-  if (s.unchanged > 0) parts.push(`${s.unchanged.toLocaleString('en-US')} already imported`);
+  if (s.updated > 0) parts.push(`${formatCount(s.updated)} updated`);
+  if (s.unchanged > 0) parts.push(`${formatCount(s.unchanged)} already imported`);
   const from = SOURCE_LABEL[s.source] ?? s.source;
   const stopped = s.cancelled ? ' Stopped before the end: what was saved is kept.' : '';
   return `Imported from ${from}: ${parts.join(', ')} — ${plural(s.messagesImported, 'message')}.${stopped}`;
@@ -73,7 +74,7 @@ export function notesLine(s: ImportSummary): string | null {
   return `${plural(s.notes, 'image or file', 'images or files')} kept as a note such as [image: file-…]: Lango cannot show them.`;
 }
 
-const thousands = (n: number) => n.toLocaleString('en-US');
+const thousands = (n: number) => formatCount(n);
 
 export function estimateText(e: MemoryEstimate): string {
   if (e.observerCalls === 0) return 'Nothing to build: these conversations are too short to observe yet.';

@@ -6,6 +6,7 @@
 
 import type { SearchHit, SearchResults } from './api/types';
 import { hitKey } from './sessions';
+import { formatCount } from './numbers';
 
 export interface HitGroup {
   sessionKey: string;
@@ -41,8 +42,8 @@ export function appendPage(shown: readonly SearchHit[], page: readonly SearchHit
 
 /** "3 results", "500+ results", with "indexing… n left" while messages wait for the index. */
 export function countLine(results: Pick<SearchResults, 'total' | 'totalIsLowerBound' | 'unindexed'>): string {
-  const n = results.total.toLocaleString('en-US');
+  const n = formatCount(results.total);
   const count = `${n}${results.totalIsLowerBound ? '+' : ''} ${results.total === 1 && !results.totalIsLowerBound ? 'result' : 'results'}`;
-  if (results.unindexed > 0) return `${count} · indexing… ${results.unindexed.toLocaleString('en-US')} left`;
+  if (results.unindexed > 0) return `${count} · indexing… ${formatCount(results.unindexed)} left`;
   return count;
 }

@@ -2,8 +2,9 @@
 import type { StorageUsage } from './api/types';
 import { formatSize } from './recovery';
 import { relativeTime } from './sessions';
+import { formatCount } from './numbers';
 
-const count = (n: number, one: string, many: string) => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
+const count = (n: number, one: string, many: string) => `${formatCount(n)} ${n === 1 ? one : many}`;
 
 /** "411.8 MB · 1,000 conversations". */
 export function databaseText(usage: StorageUsage): string {

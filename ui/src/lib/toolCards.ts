@@ -8,6 +8,7 @@
 
 import { formatSize } from './recovery';
 import type { ApprovalDecision, ToolAnnotations, ToolCallStatus, ToolImage } from './api/types';
+import { formatCount } from './numbers';
 
 /** waiting for approval → running → how it ended; `noResult`: history has no result for it. */
 export type ToolCardStatus = 'approval' | 'running' | ToolCallStatus | 'noResult';
@@ -111,7 +112,7 @@ export function formatDuration(ms: number | null | undefined): string {
   return s ? `${min} min ${s} s` : `${min} min`;
 }
 
-const n = (v: number) => Math.round(v).toLocaleString('en-US');
+const n = (v: number) => formatCount(Math.round(v));
 
 /** "≈ 1,234 tokens in the prompt" ('' when unknown). */
 export function promptCostText(promptTokens: number | null | undefined): string {
@@ -146,7 +147,7 @@ export interface Preview {
 
 /** The "Show all" button's text: what is hidden, or a large result's whole size. */
 export function showAllLabel(hiddenChars: number, rest: ResultRest | null): string {
-  return rest ? `Show all (${formatSize(rest.bytes)})` : `Show all (${hiddenChars.toLocaleString('en-US')} more characters)`;
+  return rest ? `Show all (${formatSize(rest.bytes)})` : `Show all (${formatCount(hiddenChars)} more characters)`;
 }
 
 /** The first `maxLines` lines / `maxChars` characters of a result, and how much is left out. */

@@ -5,10 +5,11 @@
  */
 
 import type { ConversationUsage, ReplyInfo } from './api/types';
+import { formatCount } from './numbers';
 
 /** A token count with thousands separators. */
 export function formatTokens(n: number): string {
-  return Math.round(n).toLocaleString('en-US');
+  return formatCount(Math.round(n));
 }
 
 /**
