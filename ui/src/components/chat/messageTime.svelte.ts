@@ -8,6 +8,8 @@
  * anyway.
  */
 
+import { afterNextPaint } from '../../lib/firstFrame';
+
 const clock = $state({ ready: false });
 let formatter: Intl.DateTimeFormat | null = null;
 let scheduled = false;
@@ -16,10 +18,7 @@ let scheduled = false;
 function startAfterPaint(): void {
   if (scheduled) return;
   scheduled = true;
-  const frame =
-    typeof requestAnimationFrame === 'function' ? requestAnimationFrame : (f: () => void) => setTimeout(f, 16);
-  // The second callback runs before the frame after the first: the first has been painted.
-  frame(() => frame(() => (clock.ready = true)));
+  afterNextPaint(() => (clock.ready = true));
 }
 
 /** `createdAt` (ms since the epoch) as the message footer shows it; '' before the first paint. */
