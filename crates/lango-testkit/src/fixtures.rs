@@ -28,6 +28,14 @@ pub struct FixtureServer {
 impl FixtureServer {
     pub async fn start() -> Self {
         let root = fixtures_dir();
+        // Without the recordings every replay would answer 404 and each test fail on an empty
+        // reply: say what is missing instead.
+        assert!(
+            root.is_dir(),
+            "the recorded provider streams are not at {}: the repository is expected beside \
+             `shared/` (or set LANGO_FIXTURES to the fixtures folder)",
+            root.display()
+        );
         let server =
             TestServer::start(move |req: &RecordedRequest, _| reply_for(&root, &req.path)).await;
         Self { server }
