@@ -147,6 +147,26 @@ describe('Lango desktop: everyday chat polish', () => {
     if (tmpRoot) rmSync(tmpRoot, { recursive: true, force: true });
   });
 
+  test('the first screen sets its text in at most nine fonts', async () => {
+    // Each distinct face, size and weight is a font look-up and set-up that WebKitGTK does
+    // while resolving the shell's first style, before the window's load event: ~1.5 ms each
+    // at a cold start (docs/performance-history.md, stop 43). Fourteen became nine.
+    await session.waitForElement('#chat-welcome-title');
+    const fonts = await session.execute(`
+      const seen = new Set();
+      const add = (el, text) => {
+        if (!el || !text.trim()) return;
+        const cs = getComputedStyle(el);
+        if (cs.display === 'none' || cs.visibility === 'hidden') return;
+        seen.add([cs.fontFamily, cs.fontSize, cs.fontWeight, cs.fontStyle, cs.fontVariantNumeric, cs.fontFeatureSettings].join(' '));
+      };
+      const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+      for (let n; (n = walker.nextNode()); ) add(n.parentElement, n.textContent);
+      for (const field of document.querySelectorAll('[placeholder]')) add(field, field.placeholder);
+      return [...seen].sort();`);
+    assert.ok(fonts.length <= 9, `the first screen uses ${fonts.length} fonts:\n${fonts.join('\n')}`);
+  });
+
   test('a reply shows its task list as checkboxes and its math typeset', async () => {
     await session.clickCss('#new-chat');
     await send('Plan and a formula, please');
