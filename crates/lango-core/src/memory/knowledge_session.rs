@@ -193,7 +193,8 @@ impl SessionIndex {
         let mut grown: HashSet<String> = HashSet::new();
         for doc in archived.chain(delta.notes) {
             let is_note = doc.kind != SearchHitKind::Message;
-            let counts = word_counts(&doc.text);
+            // Only cached keywords can gain the item: the others are not counted at all.
+            let counts = word_counts(&doc.text, &|word| self.postings.contains_key(word));
             let (at, new) = self.record(doc);
             for (word, n) in counts {
                 let Some(list) = self.postings.get_mut(&word) else {

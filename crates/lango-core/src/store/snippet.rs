@@ -104,15 +104,18 @@ pub(crate) fn term_frequencies(text: &str, words: &[String]) -> Vec<u32> {
     counts
 }
 
-/// Every word of `text` (folded) with how often it occurs, in order of first occurrence: one
-/// pass over the text, whatever vocabulary the caller then looks the words up in.
-pub(crate) fn word_counts(text: &str) -> Vec<(String, u32)> {
-    let mut counts: Vec<(String, u32)> = Vec::new();
+/// How often each word of `text` (folded) that `wanted` accepts occurs: one pass over the
+/// text, looked up in whatever vocabulary the caller holds. Only wanted words are counted, so
+/// a long text with thousands of distinct words costs one pass, not a list per word.
+pub(crate) fn word_counts(
+    text: &str,
+    wanted: &dyn Fn(&str) -> bool,
+) -> std::collections::HashMap<String, u32> {
+    let mut counts = std::collections::HashMap::new();
     for t in tokens_matching(text, &|_| None) {
         let word = fold(&text[t.start..t.end]);
-        match counts.iter_mut().find(|(w, _)| *w == word) {
-            Some((_, n)) => *n += 1,
-            None => counts.push((word, 1)),
+        if wanted(&word) {
+            *counts.entry(word).or_insert(0) += 1;
         }
     }
     counts
@@ -291,6 +294,12 @@ mod tests {
         let w = words(&["cafe", "tea"]);
         let text = "Café au lait, CAFE noir; cafeteria. Tea-tea!";
         assert_eq!(term_frequencies(text, &w), vec![2, 2]);
+        let counts = word_counts(text, &|word| w.iter().any(|x| x == word));
+        assert_eq!(
+            (counts.get("cafe"), counts.get("tea"), counts.len()),
+            (Some(&2), Some(&2), 2),
+            "only the wanted words, folded, and only whole tokens"
+        );
         assert_eq!(fold("Éclair"), "eclair");
         assert_eq!(
             plain_snippet("I like [my] Café.", &w, 12),
