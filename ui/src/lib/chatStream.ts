@@ -12,7 +12,7 @@
 
 import type { ApprovalDecision, AttachmentInfo, ChatEvent, MessageStatus, ReplyInfo, StoredMessage, ToolCall, ToolCallMeta } from './api/types';
 import { hideShownImageData, imagesInResult, isOpen, newToolCard, parseStatus, type ToolCardModel } from './toolCards';
-import { formatCount } from './numbers';
+import { formatTokens } from './usage';
 
 // ---------------------------------------------------------------------------------------
 // Live reply
@@ -368,7 +368,6 @@ export function contextMeterText(
   historyBudget: number,
   memoryTokens: number | null,
 ): string {
-  const n = (v: number) => formatCount(Math.round(v));
-  const base = `${n(historyTokens)} / ${n(historyBudget)} tokens`;
-  return memoryTokens === null ? base : `${base} · memory ${n(memoryTokens)}`;
+  const base = `${formatTokens(historyTokens)} / ${formatTokens(historyBudget)} tokens`;
+  return memoryTokens === null ? base : `${base} · memory ${formatTokens(memoryTokens)}`;
 }

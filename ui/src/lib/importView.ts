@@ -74,14 +74,12 @@ export function notesLine(s: ImportSummary): string | null {
   return `${plural(s.notes, 'image or file', 'images or files')} kept as a note such as [image: file-…]: Lango cannot show them.`;
 }
 
-const thousands = (n: number) => formatCount(n);
-
 export function estimateText(e: MemoryEstimate): string {
   if (e.observerCalls === 0) return 'Nothing to build: these conversations are too short to observe yet.';
   return (
-    `This sends about ${thousands(e.tokens)} tokens to the memory model: ${thousands(e.observerTokens)} ` +
+    `This sends about ${formatCount(e.tokens)} tokens to the memory model: ${formatCount(e.observerTokens)} ` +
     `to the observer in ${plural(e.observerCalls, 'call')} for ${plural(e.sessions, 'conversation')}, ` +
-    `and at most ${thousands(e.reflectorTokensAtMost)} more for reflections.`
+    `and at most ${formatCount(e.reflectorTokensAtMost)} more for reflections.`
   );
 }
 
