@@ -1,17 +1,20 @@
-//! When the window appears: once its page has mounted its shell, not before (`tauri.conf.json`
-//! creates it hidden).
+//! When the window appears: once its page is running, not before (`tauri.conf.json` creates
+//! it hidden).
 //!
 //! Shown at once, WebKitGTK draws the empty webview while its web process is still
 //! starting, and that first draw waits for the web process, up to 500 ms, while the web
 //! process waits for an answer from this process: in ~1 start in 5 on the measuring machine
 //! the window sat frozen for half a second (WebKitGTK 2.50; seen with `gdb` on both
 //! processes: this process in the webview's draw handler, in a timed wait; the web process's
-//! main thread waiting for a reply). Shown once the page has mounted its shell
-//! ([`shell_mounted`], asked by `ui/src/main.ts`), the first draw finds a web process running
-//! the page, and the first frame follows the first layout (~30 ms after the load event, where
-//! showing at the load event drew it 40–100 ms after; showing at the page's commit, before its
-//! scripts ran, brought the stall back in 2 of 10 starts). A page that cannot say so is shown
-//! at its load event, and one that never finishes loading after [`REVEAL_FALLBACK`].
+//! main thread waiting for a reply).
+//!
+//! In practice the window is shown by [`on_page_load`]: WebKitGTK reports the load as
+//! finished once the document itself has arrived — ~20–30 ms after navigation, before the
+//! start-up bundle runs, not at the page's `load` event (timed with the GTK window's `map`
+//! signal against the page's marks, stop 44). The web process is running the page by then,
+//! and the page turns visible, and paints, as soon as its main thread is free of the bundle,
+//! the mount and the first style. [`shell_mounted`] (asked by `ui/src/main.ts` right after
+//! mounting) shows a window not shown yet, and [`fallback`] one whose page never loads.
 
 use std::time::Duration;
 
@@ -30,7 +33,8 @@ pub fn reveals(event: PageLoadEvent) -> bool {
     matches!(event, PageLoadEvent::Finished)
 }
 
-/// The page-load hook: shows the window once its page has loaded (if the page has not).
+/// The page-load hook: shows the window once WebKitGTK says the page finished loading (the
+/// document arrived; see the module doc).
 pub fn on_page_load<R: Runtime>(webview: &Webview<R>, payload: &PageLoadPayload<'_>) {
     if reveals(payload.event()) {
         shown(webview.window().show());
@@ -38,8 +42,8 @@ pub fn on_page_load<R: Runtime>(webview: &Webview<R>, payload: &PageLoadPayload<
 }
 
 /// The page's word that its shell is in the DOM (`ui/src/main.ts`, right after mounting): the
-/// window is shown then, so its first frame is drawn as soon as the first layout is done
-/// instead of after the load event. The web process is running the page by then, not starting.
+/// window is shown then if the page-load hook has not shown it. The web process is running the
+/// page by then, not starting.
 #[tauri::command]
 pub fn shell_mounted<R: Runtime>(window: tauri::WebviewWindow<R>) {
     shown(window.show());

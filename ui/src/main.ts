@@ -25,8 +25,8 @@ const markFrame = () => {
   if (++frame < 3) requestAnimationFrame(markFrame);
 };
 requestAnimationFrame(markFrame);
-// The window is created hidden; shown now, it draws its first frame right after the first
-// layout (src-tauri/src/reveal.rs). A page that cannot say so is shown at its load event.
+// The window is created hidden and usually shown already (WebKitGTK reports the load as
+// finished once the document arrived, src-tauri/src/reveal.rs); if not, it is shown now.
 void shellMounted().catch(() => undefined);
 
 export default app;
