@@ -1,10 +1,12 @@
 /// <reference types="vitest/config" />
 import { defineConfig } from 'vite';
 import { svelte } from '@sveltejs/vite-plugin-svelte';
+import { inlineEntryCss } from './vite-plugins/inlineEntryCss';
 
 // The Tauri CLI runs `npm run dev` and then loads devUrl (tauri.conf.json), so the port is fixed.
 export default defineConfig({
-  plugins: [svelte()],
+  // The start-up stylesheet inline in index.html (vite-plugins/inlineEntryCss.ts).
+  plugins: [svelte(), inlineEntryCss()],
   clearScreen: false,
   server: {
     port: 5173,
@@ -24,6 +26,6 @@ export default defineConfig({
   esbuild: { charset: 'ascii' },
   test: {
     environment: 'node',
-    include: ['src/**/*.test.ts'],
+    include: ['src/**/*.test.ts', 'vite-plugins/**/*.test.ts'],
   },
 });

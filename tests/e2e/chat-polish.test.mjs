@@ -167,6 +167,41 @@ describe('Lango desktop: everyday chat polish', () => {
     assert.ok(fonts.length <= 9, `the first screen uses ${fonts.length} fonts:\n${fonts.join('\n')}`);
   });
 
+  test('the start-up style comes inline with the page, and styles made at run time still apply', async () => {
+    // ui/vite-plugins/inlineEntryCss.ts: one round trip fewer before the first paint. With a
+    // nonce for that <style> in the policy, WebKit would drop 'unsafe-inline' and refuse the
+    // style attributes and elements the UI makes later (KaTeX's math, Svelte's transitions):
+    // tauri.conf.json keeps Tauri from adding one.
+    const page = await session.execute(`
+      const violations = [];
+      document.addEventListener('securitypolicyviolation', (e) => violations.push(e.violatedDirective));
+      const holder = document.createElement('div');
+      holder.innerHTML = '<span style="color: rgb(1, 2, 3)">attribute</span>';
+      document.body.append(holder);
+      const sheet = document.createElement('style');
+      sheet.textContent = '#e2e-made-style { color: rgb(4, 5, 6) }';
+      document.head.append(sheet);
+      const target = document.createElement('i');
+      target.id = 'e2e-made-style';
+      document.body.append(target);
+      return new Promise((done) => setTimeout(() => {
+        const result = {
+          linked: [...document.querySelectorAll('link[rel="stylesheet"]')].map((l) => l.getAttribute('href')).filter((h) => h.includes('/index-')),
+          inline: [...document.head.querySelectorAll('style')].some((s) => s.textContent.includes('--font-sans')),
+          attribute: getComputedStyle(holder.firstChild).color,
+          element: getComputedStyle(target).color,
+          violations,
+        };
+        holder.remove(); sheet.remove(); target.remove();
+        done(result);
+      }, 100));`);
+    assert.deepEqual(page.linked, [], 'the start-up stylesheet is not a file of its own');
+    assert.equal(page.inline, true, 'the start-up stylesheet is in the page');
+    assert.equal(page.attribute, 'rgb(1, 2, 3)', 'a style attribute applies');
+    assert.equal(page.element, 'rgb(4, 5, 6)', 'a style element applies');
+    assert.deepEqual(page.violations, []);
+  });
+
   test('a reply shows its task list as checkboxes and its math typeset', async () => {
     await session.clickCss('#new-chat');
     await send('Plan and a formula, please');
