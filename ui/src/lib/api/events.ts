@@ -4,8 +4,8 @@
  * macOS menu bar the UI acts on (`settings`: Settings…, ⌘,).
  */
 
-import { listen, type UnlistenFn } from '@tauri-apps/api/event';
-import { getCurrentWebview } from '@tauri-apps/api/webview';
+import { listen, type Event, type UnlistenFn } from '@tauri-apps/api/event';
+import type { DragDropEvent } from '@tauri-apps/api/webview';
 import type { MemoryEvent } from './types';
 
 export function onMemoryEvent(handler: (event: MemoryEvent) => void): Promise<UnlistenFn> {
@@ -46,7 +46,7 @@ export type FileDrag = { type: 'enter'; paths: string[] } | { type: 'over' } | {
 
 /** Files dragged over and dropped on the window: the chat attaches them. */
 export function onFileDrag(handler: (drag: FileDrag) => void): Promise<UnlistenFn> {
-  return getCurrentWebview().onDragDropEvent((e) => {
+  return onDragDrop((e) => {
     const p = e.payload;
     if (p.type === 'enter' || p.type === 'drop') handler({ type: p.type, paths: p.paths });
     else handler({ type: p.type });
@@ -58,7 +58,17 @@ export function onFileDrag(handler: (drag: FileDrag) => void): Promise<UnlistenF
  * import takes a dropped export. Hover events are left out.
  */
 export function onFilesDropped(handler: (paths: string[]) => void): Promise<UnlistenFn> {
-  return getCurrentWebview().onDragDropEvent((e) => {
+  return onDragDrop((e) => {
     if (e.payload.type === 'drop') handler(e.payload.paths);
   });
+}
+
+/**
+ * Tauri's drag and drop for this webview. Its API (the webview and window modules, ~16 KB)
+ * is a chunk of its own, loaded when a view first listens: the start-up bundle is what the
+ * window's first paint waits for, and no file can be dropped before the window is shown.
+ */
+async function onDragDrop(handler: (event: Event<DragDropEvent>) => void): Promise<UnlistenFn> {
+  const { getCurrentWebview } = await import('@tauri-apps/api/webview');
+  return getCurrentWebview().onDragDropEvent(handler);
 }
