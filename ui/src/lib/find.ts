@@ -1,9 +1,10 @@
-import { formatCount } from './numbers';
 /**
  * The chat's Find, as pure functions: stepping through the matching messages (older with
  * Enter, newer with Shift+Enter, wrapping), the "3 of 17" label, and the text ranges to
  * highlight in the rows on screen.
  */
+
+import { formatCount } from './numbers';
 
 /** Where a new find starts: the newest match (a chat is read from the bottom). */
 export function startIndex(count: number): number {
@@ -21,7 +22,7 @@ export function stepIndex(index: number, count: number, direction: -1 | 1): numb
 export function findLabel(index: number, count: number, truncated: boolean): string {
   if (count === 0) return 'No matches';
   const total = `${formatCount(count)}${truncated ? '+' : ''}`;
-  return index < 0 ? `${total} matches` : `${formatCount((index + 1))} of ${total}`;
+  return index < 0 ? `${total} matches` : `${formatCount(index + 1)} of ${total}`;
 }
 
 /**

@@ -34,7 +34,11 @@ vi.mock('../../lib/api/events', () => ({
     fileDrag = handler;
     return () => {};
   }),
-  whileMounted: () => () => {},
+  // As the real one: starts the listener (the drop overlay's drag handler), returns the cleanup.
+  whileMounted: (start: () => Promise<() => void>) => {
+    void start();
+    return () => {};
+  },
 }));
 
 const { dockProps } = await import('./dockProps.testing');
