@@ -1,12 +1,24 @@
 //! What a user typed into the search box, as the FTS5 queries and the terms that
 //! `store::search` matches with: every word quoted (never a syntax error), all of them
-//! required, the last one a prefix so results appear while typing.
+//! required, the last one a prefix while it is being typed so results appear at once.
 
 use super::snippet::{fold, QueryTerms};
 
+/// Whether the input ends inside a word (trailing spaces aside: the search box trims them),
+/// which is then the word being typed: "c++", "C#" or "what?" end with a finished word,
+/// and "c++" as a prefix would match every word starting with "c" (the index keeps letters
+/// and digits only, as `char::is_alphanumeric` does).
+pub(super) fn ends_in_a_word(input: &str) -> bool {
+    input
+        .trim_end()
+        .chars()
+        .last()
+        .is_some_and(char::is_alphanumeric)
+}
+
 /// Turns what a user typed into an FTS5 query that cannot be a syntax error: every word is
-/// a quoted phrase (quotes doubled), all must match, and the last is a prefix so results
-/// appear while typing. Returns None when nothing searchable is left.
+/// a quoted phrase (quotes doubled), all must match, and the last is a prefix while it is
+/// being typed ([`ends_in_a_word`]). Returns None when nothing searchable is left.
 pub(super) fn to_fts_query(input: &str) -> Option<String> {
     let words: Vec<String> = input
         .split_whitespace()
@@ -20,7 +32,9 @@ pub(super) fn to_fts_query(input: &str) -> Option<String> {
         query.push(' ');
     }
     query.push_str(last);
-    query.push('*');
+    if ends_in_a_word(input) {
+        query.push('*');
+    }
     Some(query)
 }
 
@@ -58,20 +72,24 @@ pub(crate) fn text_only(fts: &str) -> String {
 }
 
 /// What a user typed, as the terms ranking and snippets match: every word's tokens (as the
-/// index tokenizes them), the last token a prefix.
+/// index tokenizes them), the last token a prefix while it is being typed.
 pub(super) fn query_terms(input: &str) -> QueryTerms {
     let mut words: Vec<String> = input
         .split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())
         .map(fold)
         .collect();
-    let prefix = words.pop();
+    let prefix = if ends_in_a_word(input) {
+        words.pop()
+    } else {
+        None
+    };
     QueryTerms { words, prefix }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{to_fts_query, to_fts_query_expanded};
+    use super::{query_terms, to_fts_query, to_fts_query_expanded};
 
     #[test]
     fn the_word_being_typed_becomes_any_of_its_indexed_words() {
@@ -91,8 +109,29 @@ mod tests {
         );
         assert_eq!(
             to_fts_query("say \"hi\" AND (").as_deref(),
-            Some("\"say\" \"\"\"hi\"\"\" \"AND\" \"(\"*")
+            Some("\"say\" \"\"\"hi\"\"\" \"AND\" \"(\"")
         );
         assert_eq!(to_fts_query("   "), None);
+    }
+
+    #[test]
+    fn a_word_ending_in_a_symbol_is_finished_not_a_prefix() {
+        assert_eq!(to_fts_query("c++").as_deref(), Some("\"c++\""));
+        assert_eq!(
+            to_fts_query("learn C#").as_deref(),
+            Some("\"learn\" \"C#\"")
+        );
+        assert_eq!(to_fts_query("why?").as_deref(), Some("\"why?\""));
+        assert_eq!(to_fts_query("node.js").as_deref(), Some("\"node.js\"*"));
+        let finished = query_terms("c++");
+        assert_eq!(
+            (finished.words, finished.prefix),
+            (vec!["c".to_owned()], None)
+        );
+        let typing = query_terms("c++ templ");
+        assert_eq!(
+            (typing.words, typing.prefix),
+            (vec!["c".to_owned()], Some("templ".to_owned()))
+        );
     }
 }

@@ -201,6 +201,36 @@ async fn the_word_being_typed_matches_the_words_it_begins_in_messages_and_notes(
 }
 
 #[tokio::test]
+async fn a_word_ending_in_a_symbol_matches_as_typed_not_every_word_it_begins() {
+    let (_d, store) = temp_store().await;
+    store.create_session("s", "").await.unwrap();
+    for text in [
+        "I write C++ every day",
+        "the crate compiles",
+        "what changed?",
+        "whatever",
+    ] {
+        store
+            .append_message("s", NewMessage::new("user", text))
+            .await
+            .unwrap();
+    }
+    let snippets = |hits: Vec<lango_core::store::SearchHit>| {
+        let mut s: Vec<String> = hits.into_iter().map(|h| h.snippet).collect();
+        s.sort_unstable();
+        s
+    };
+    // "c++" is a finished word: the index keeps its "c", and only that is matched and marked.
+    let hits = store.search_page("c++", None, 10, 0).await.unwrap().hits;
+    assert_eq!(snippets(hits), ["I write [C]++ every day"]);
+    let hits = store.search_page("what?", None, 10, 0).await.unwrap().hits;
+    assert_eq!(snippets(hits), ["[what] changed?"]);
+    // While a word is being typed it still matches the words it begins.
+    let hits = store.search_page("what", None, 10, 0).await.unwrap().hits;
+    assert_eq!(snippets(hits), ["[what] changed?", "[whatever]"]);
+}
+
+#[tokio::test]
 async fn a_send_is_not_held_behind_indexing_a_long_queue() {
     let (_d, store) = temp_store().await;
     queue_rows(&store, "import", 30_000, "dugong").await;
