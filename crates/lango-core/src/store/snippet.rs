@@ -21,15 +21,36 @@ struct Token {
     word: Option<usize>,
 }
 
-/// Lowercase without diacritics, as FTS5's `unicode61 remove_diacritics 2` compares words.
+/// Lowercase without diacritics, as FTS5's `unicode61 remove_diacritics 2` compares words:
+/// a Latin letter loses its accents (É → e), every other script is only lowercased. The
+/// words here go back into FTS5 queries (the word being typed, expanded: `store::search`),
+/// so they must be what the index holds: decomposed, Hangul would turn into its jamo and
+/// Japanese で into て — words the index never holds.
 pub(crate) fn fold(word: &str) -> String {
     if word.is_ascii() {
         return word.to_ascii_lowercase();
     }
-    word.nfd()
-        .filter(|c| !unicode_normalization::char::is_combining_mark(*c))
+    word.chars()
         .flat_map(char::to_lowercase)
+        .filter(|c| !is_diacritic(*c))
+        .map(|c| latin_base(c).unwrap_or(c))
         .collect()
+}
+
+/// A combining accent (U+0300–U+036F): dropped from a word, as FTS5 drops it.
+fn is_diacritic(c: char) -> bool {
+    ('\u{300}'..='\u{36f}').contains(&c)
+}
+
+/// The ASCII letter a Latin letter with accents is made of (é → e, ệ → e); None for any
+/// other character (FTS5's table of diacritics maps to ASCII letters only).
+fn latin_base(c: char) -> Option<char> {
+    if c.is_ascii() {
+        return None;
+    }
+    let mut parts = std::iter::once(c).nfd();
+    let base = parts.next()?;
+    (base.is_ascii_alphabetic() && parts.all(is_diacritic)).then_some(base)
 }
 
 /// Which of `words` (folded, see [`fold`]) `token` is.
@@ -301,12 +322,33 @@ mod tests {
             "only the wanted words, folded, and only whole tokens"
         );
         assert_eq!(fold("Éclair"), "eclair");
+        assert_eq!(fold("Tiếng Việt"), "tieng viet");
         assert_eq!(
             plain_snippet("I like [my] Café.", &w, 12),
             "I like [my] Café.",
             "no markers added, the text's own kept"
         );
         assert_eq!(snippet("I like Café.", &w, 12), "I like [Café].");
+    }
+
+    #[test]
+    fn words_of_other_scripts_fold_to_what_the_index_holds() {
+        // FTS5 keeps Hangul syllables, kana with their voiced marks, Greek and Cyrillic
+        // letters as they are (lowercased).
+        for (word, folded) in [
+            ("검색은", "검색은"),
+            ("食べました", "食べました"),
+            ("ガラス", "ガラス"),
+            ("Άθήνα", "άθήνα"),
+            ("Йога", "йога"),
+        ] {
+            assert_eq!(fold(word), folded, "{word}");
+        }
+        let w = words(&["검색은"]);
+        assert_eq!(
+            snippet("한국어 검색은 잘 됩니까", &w, 12),
+            "한국어 [검색은] 잘 됩니까"
+        );
     }
 
     #[test]

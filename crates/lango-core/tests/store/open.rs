@@ -253,6 +253,58 @@ async fn a_database_from_a_newer_lango_is_refused_not_downgraded() {
 /// Migration 0006 rebuilds the search indexes with the session as an indexed column: what
 /// was indexed stays found, what was still queued stays queued and is found after.
 #[tokio::test]
+async fn upgrading_refolds_the_typed_words_so_korean_and_japanese_are_found() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("lango.db");
+    {
+        let pool = raw_pool(&path).await;
+        MIGRATOR.run_to(16, &pool).await.unwrap();
+        insert_old_conversation(
+            &pool,
+            "s",
+            "S",
+            &[
+                (1, "user", "한국어 검색은 잘 됩니까"),
+                (2, "user", "ラーメンを、食べました"),
+                (3, "user", "un café noir"),
+            ],
+        )
+        .await;
+        // Indexed as before: the words for the word being typed folded by decomposing, so
+        // Hangul became jamo and べ became へ.
+        for sql in [
+            "INSERT INTO message_fts (rowid, text, session_id) SELECT id, content, session_id FROM messages",
+            "DELETE FROM message_fts_pending",
+            "INSERT INTO search_terms (term) VALUES ('\u{1100}\u{1165}\u{11B7}\u{1109}\u{1162}\u{11A8}\u{110B}\u{1173}\u{11AB}'), \
+             ('\u{98DF}\u{3078}\u{307E}\u{3057}\u{305F}'), ('cafe'), ('noir'), ('un')",
+        ] {
+            sqlx::query(sql).execute(&pool).await.unwrap();
+        }
+        pool.close().await;
+    }
+
+    let store = Store::open(&path).await.unwrap();
+    // New words with the same beginnings, indexed after the upgrade: the typed word expands
+    // into them, and must still expand into the old messages' words.
+    for text in ["검색어 목록", "食べ物", "cafés"] {
+        store
+            .append_message("s", NewMessage::new("user", text))
+            .await
+            .unwrap();
+    }
+    for (query, snippets) in [
+        ("검색", ["[검색어] 목록", "한국어 [검색은] 잘 됩니까"]),
+        ("食べ", ["[食べ物]", "ラーメンを、[食べました]"]),
+        ("caf", ["[cafés]", "un [café] noir"]),
+    ] {
+        let hits = store.search_page(query, None, 10, 0).await.unwrap().hits;
+        let mut found: Vec<&str> = hits.iter().map(|h| h.snippet.as_str()).collect();
+        found.sort_unstable();
+        assert_eq!(found, snippets, "{query}");
+    }
+}
+
+#[tokio::test]
 async fn upgrading_to_session_scoped_search_keeps_indexed_and_queued_rows_searchable() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("lango.db");

@@ -231,6 +231,32 @@ async fn a_word_ending_in_a_symbol_matches_as_typed_not_every_word_it_begins() {
 }
 
 #[tokio::test]
+async fn korean_and_japanese_words_are_found_while_typed_and_whole() {
+    let (_d, store) = temp_store().await;
+    store.create_session("s", "").await.unwrap();
+    for text in [
+        "한국어 검색은 잘 됩니까",
+        "ラーメンを、食べました",
+        "ガラスの靴",
+    ] {
+        store
+            .append_message("s", NewMessage::new("user", text))
+            .await
+            .unwrap();
+    }
+    for (query, snippet) in [
+        ("검색", "한국어 [검색은] 잘 됩니까"),
+        ("검색은", "한국어 [검색은] 잘 됩니까"),
+        ("食べ", "ラーメンを、[食べました]"),
+        ("ガラス", "[ガラスの靴]"),
+    ] {
+        let hits = store.search_page(query, None, 10, 0).await.unwrap().hits;
+        let snippets: Vec<&str> = hits.iter().map(|h| h.snippet.as_str()).collect();
+        assert_eq!(snippets, [snippet], "{query}");
+    }
+}
+
+#[tokio::test]
 async fn a_send_is_not_held_behind_indexing_a_long_queue() {
     let (_d, store) = temp_store().await;
     queue_rows(&store, "import", 30_000, "dugong").await;
