@@ -25,4 +25,12 @@ describe('keyboard shortcuts', () => {
     expect(shortcutFor(key('n'))).toBeNull();
     expect(shortcutFor(key('n', { ctrl: true, alt: true }))).toBeNull();
   });
+
+  it('a key an input method handles is no shortcut: its Escape drops a candidate, not the reply', () => {
+    expect(shortcutFor({ ...key('Escape'), isComposing: true })).toBeNull();
+    // WebKit: the key that ends a composition is no longer "composing", but has keyCode 229.
+    expect(shortcutFor({ ...key('Escape'), isComposing: false, keyCode: 229 })).toBeNull();
+    expect(shortcutFor({ ...key('k', { ctrl: true }), isComposing: true })).toBeNull();
+    expect(shortcutFor({ ...key('Escape'), isComposing: false, keyCode: 27 })).toBe('stop');
+  });
 });
