@@ -6,6 +6,7 @@ use sqlx::FromRow;
 
 use super::error::{StoreError, StoreResult};
 use super::models::{Observation, Recorded, Reflection};
+use super::note_index::{index_note, NoteTable};
 use super::{now_ms, Store};
 
 #[derive(FromRow)]
@@ -89,6 +90,7 @@ impl Store {
         let session_id = self
             .session_id(&*self.writer().await, &observation.session_key)
             .await?;
+        let mut tx = self.begin_write().await?;
         sqlx::query(
             "INSERT INTO observations (id, session_id, content, token_count, seq_start, seq_end, created_at)
              VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -100,9 +102,14 @@ impl Store {
         .bind(observation.seq_start)
         .bind(observation.seq_end)
         .bind(observation.created_at)
-        .execute(&*self.writer().await)
+        .execute(&mut *tx)
         .await
         .map_err(|e| self.err(e))?;
+        let (id, content) = (&observation.id, &observation.content);
+        index_note(&mut tx, NoteTable::Observations, id, content)
+            .await
+            .map_err(|e| self.err(e))?;
+        tx.commit().await.map_err(|e| self.err(e))?;
         Ok(observation)
     }
 
@@ -151,11 +158,12 @@ impl Store {
         content: &str,
         token_count: i64,
     ) -> StoreResult<()> {
+        let mut tx = self.begin_write().await?;
         let done = sqlx::query("UPDATE observations SET content = ?, token_count = ? WHERE id = ?")
             .bind(content)
             .bind(token_count)
             .bind(id)
-            .execute(&*self.writer().await)
+            .execute(&mut *tx)
             .await
             .map_err(|e| self.err(e))?;
         if done.rows_affected() == 0 {
@@ -163,6 +171,10 @@ impl Store {
                 what: format!("observation {id}"),
             });
         }
+        index_note(&mut tx, NoteTable::Observations, id, content)
+            .await
+            .map_err(|e| self.err(e))?;
+        tx.commit().await.map_err(|e| self.err(e))?;
         Ok(())
     }
 
@@ -223,11 +235,12 @@ impl Store {
         content: &str,
         token_count: i64,
     ) -> StoreResult<()> {
+        let mut tx = self.begin_write().await?;
         let done = sqlx::query("UPDATE reflections SET content = ?, token_count = ? WHERE id = ?")
             .bind(content)
             .bind(token_count)
             .bind(id)
-            .execute(&*self.writer().await)
+            .execute(&mut *tx)
             .await
             .map_err(|e| self.err(e))?;
         if done.rows_affected() == 0 {
@@ -235,6 +248,10 @@ impl Store {
                 what: format!("reflection {id}"),
             });
         }
+        index_note(&mut tx, NoteTable::Reflections, id, content)
+            .await
+            .map_err(|e| self.err(e))?;
+        tx.commit().await.map_err(|e| self.err(e))?;
         Ok(())
     }
 

@@ -11,6 +11,7 @@
 use super::error::{StoreError, StoreResult};
 use super::messages::{MessageRow, MESSAGE_COLUMNS};
 use super::models::{Observation, Recorded, Reflection, StoredMessage};
+use super::note_index::{index_note, NoteTable};
 use super::{now_ms, Store};
 
 impl Store {
@@ -85,6 +86,14 @@ impl Store {
         .bind(observation.seq_end)
         .bind(observation.created_at)
         .execute(&mut *tx)
+        .await
+        .map_err(|e| self.err(e))?;
+        index_note(
+            &mut tx,
+            NoteTable::Observations,
+            &observation.id,
+            &observation.content,
+        )
         .await
         .map_err(|e| self.err(e))?;
         sqlx::query(
@@ -175,6 +184,14 @@ impl Store {
         .bind(reflection.source_token_count)
         .bind(reflection.created_at)
         .execute(&mut *tx)
+        .await
+        .map_err(|e| self.err(e))?;
+        index_note(
+            &mut tx,
+            NoteTable::Reflections,
+            &reflection.id,
+            &reflection.content,
+        )
         .await
         .map_err(|e| self.err(e))?;
         sqlx::query("DELETE FROM observations WHERE session_id = ? AND id IN (SELECT value FROM json_each(?))")

@@ -15,6 +15,8 @@
 //! dedicated read connection (`hot_path`) — and, thanks to WAL, never wait for a writer.
 
 mod attachments;
+mod cjk;
+mod cjk_reindex;
 mod compaction;
 mod error;
 mod find;
@@ -29,6 +31,7 @@ mod memory_records;
 mod messages;
 mod migration_lock;
 mod models;
+mod note_index;
 mod open;
 mod plain_text;
 mod read_only;

@@ -17,6 +17,7 @@
 
 use rusqlite::{Connection, OptionalExtension};
 
+use super::cjk::has_cjk;
 use super::error::StoreResult;
 use super::models::{SearchHit, SearchHitKind, SearchResults};
 use super::plain_text::plain_text;
@@ -105,10 +106,11 @@ impl Store {
             return Ok(SearchResults::default());
         };
         let terms = query_terms(query);
-        // The last word is expanded when it is one token (as the index splits words).
+        // The last word is expanded when it is one token (as the index splits words; a word
+        // with Chinese or Japanese is several).
         let typed = query.split_whitespace().last().unwrap_or_default();
         let expand = match &terms.prefix {
-            Some(prefix) if typed.chars().all(char::is_alphanumeric) => {
+            Some(prefix) if typed.chars().all(char::is_alphanumeric) && !has_cjk(typed) => {
                 Some((query.to_owned(), prefix.clone()))
             }
             _ => None,

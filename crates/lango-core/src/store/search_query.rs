@@ -2,6 +2,7 @@
 //! `store::search` matches with: every word quoted (never a syntax error), all of them
 //! required, the last one a prefix while it is being typed so results appear at once.
 
+use super::cjk::{has_cjk, is_cjk, spaced};
 use super::snippet::{fold, QueryTerms};
 
 /// Whether the input ends inside a word (trailing spaces aside: the search box trims them),
@@ -20,22 +21,30 @@ pub(super) fn ends_in_a_word(input: &str) -> bool {
 /// a quoted phrase (quotes doubled), all must match, and the last is a prefix while it is
 /// being typed ([`ends_in_a_word`]). Returns None when nothing searchable is left.
 pub(super) fn to_fts_query(input: &str) -> Option<String> {
-    let words: Vec<String> = input
-        .split_whitespace()
-        .map(|w| w.replace('"', "\"\""))
-        .filter(|w| !w.is_empty())
-        .map(|w| format!("\"{w}\""))
-        .collect();
+    let words: Vec<String> = input.split_whitespace().map(quoted).collect();
     let (last, rest) = words.split_last()?;
     let mut query = rest.join(" ");
     if !query.is_empty() {
         query.push(' ');
     }
     query.push_str(last);
-    if ends_in_a_word(input) {
+    if typing_a_word(input) {
         query.push('*');
     }
     Some(query)
+}
+
+/// Whether the input ends in a word being typed, the one a prefix: [`ends_in_a_word`], and
+/// not a Chinese or Japanese character (each is a whole word in the index).
+fn typing_a_word(input: &str) -> bool {
+    ends_in_a_word(input) && !input.trim_end().ends_with(is_cjk)
+}
+
+/// A typed word as an FTS5 phrase: quoted (quotes doubled, so never syntax), Chinese and
+/// Japanese characters spaced as the index holds them (`store::cjk`), so a run of them is
+/// found inside a longer one.
+fn quoted(word: &str) -> String {
+    format!("\"{}\"", spaced(word).replace('"', "\"\""))
 }
 
 /// [`to_fts_query`] with the last word replaced by any of `words` (whole words): the word
@@ -45,24 +54,23 @@ pub(super) fn to_fts_query_expanded(input: &str, words: &[String]) -> Option<Str
     typed.pop()?;
     let alternatives = to_fts_any_query(words)?;
     // FTS5 implies AND only between phrases: before a group it must be written.
-    let mut parts: Vec<String> = typed
-        .iter()
-        .map(|w| format!("\"{}\"", w.replace('"', "\"\"")))
-        .collect();
+    let mut parts: Vec<String> = typed.iter().map(|w| quoted(w)).collect();
     parts.push(format!("({alternatives})"));
     Some(parts.join(" AND "))
 }
 
-/// An FTS5 query matching ANY of the words (each quoted, so none is syntax). None when no
-/// word is left.
+/// An FTS5 query matching ANY of the words (each quoted, so none is syntax). A word with
+/// Chinese or Japanese is also looked for spaced (`store::cjk`): the messages' index holds
+/// it so, the notes' indexes as written. None when no word is left.
 pub(crate) fn to_fts_any_query(words: &[String]) -> Option<String> {
-    let quoted: Vec<String> = words
-        .iter()
-        .map(|w| w.trim().replace('"', "\"\""))
-        .filter(|w| !w.is_empty())
-        .map(|w| format!("\"{w}\""))
-        .collect();
-    (!quoted.is_empty()).then(|| quoted.join(" OR "))
+    let mut phrases: Vec<String> = Vec::new();
+    for word in words.iter().map(|w| w.trim()).filter(|w| !w.is_empty()) {
+        phrases.push(format!("\"{}\"", word.replace('"', "\"\"")));
+        if has_cjk(word) {
+            phrases.push(quoted(word));
+        }
+    }
+    (!phrases.is_empty()).then(|| phrases.join(" OR "))
 }
 
 /// Restricts an FTS5 query to the `text` column: the indexes also hold the session id
@@ -74,12 +82,13 @@ pub(crate) fn text_only(fts: &str) -> String {
 /// What a user typed, as the terms ranking and snippets match: every word's tokens (as the
 /// index tokenizes them), the last token a prefix while it is being typed.
 pub(super) fn query_terms(input: &str) -> QueryTerms {
-    let mut words: Vec<String> = input
+    // Spaced, each Chinese or Japanese character is a word of its own, as in the index.
+    let mut words: Vec<String> = spaced(input)
         .split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())
         .map(fold)
         .collect();
-    let prefix = if ends_in_a_word(input) {
+    let prefix = if typing_a_word(input) {
         words.pop()
     } else {
         None
@@ -89,7 +98,7 @@ pub(super) fn query_terms(input: &str) -> QueryTerms {
 
 #[cfg(test)]
 mod tests {
-    use super::{query_terms, to_fts_query, to_fts_query_expanded};
+    use super::{query_terms, to_fts_any_query, to_fts_query, to_fts_query_expanded};
 
     #[test]
     fn the_word_being_typed_becomes_any_of_its_indexed_words() {
@@ -112,6 +121,29 @@ mod tests {
             Some("\"say\" \"\"\"hi\"\"\" \"AND\" \"(\"")
         );
         assert_eq!(to_fts_query("   "), None);
+    }
+
+    #[test]
+    fn chinese_and_japanese_are_looked_for_as_their_characters_in_a_row() {
+        assert_eq!(to_fts_query("编程").as_deref(), Some("\"编 程\""));
+        assert_eq!(to_fts_query("学习Ru").as_deref(), Some("\"学 习 Ru\"*"));
+        assert_eq!(
+            to_fts_query("rust 编程").as_deref(),
+            Some("\"rust\" \"编 程\"")
+        );
+        let terms = query_terms("学习Ru");
+        assert_eq!(
+            (terms.words, terms.prefix),
+            (
+                vec!["学".to_owned(), "习".to_owned()],
+                Some("ru".to_owned())
+            )
+        );
+        // Memory retrieval: the notes' indexes hold the run as written, the messages' spaced.
+        assert_eq!(
+            to_fts_any_query(&["编程".to_owned(), "rust".to_owned()]).as_deref(),
+            Some("\"编程\" OR \"编 程\" OR \"rust\"")
+        );
     }
 
     #[test]

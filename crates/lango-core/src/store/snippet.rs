@@ -10,6 +10,8 @@
 
 use unicode_normalization::UnicodeNormalization;
 
+use super::cjk::is_cjk;
+
 /// Tokens per snippet (what the SQL searches pass to `snippet()`).
 pub(crate) const SNIPPET_TOKENS: usize = 12;
 
@@ -74,6 +76,22 @@ fn tokens(text: &str, words: &[String]) -> Vec<Token> {
 
 /// [`tokens`] with any matcher: which query word (by index) a token is.
 fn tokens_matching(text: &str, matcher: &dyn Fn(&str) -> Option<usize>) -> Vec<Token> {
+    split_tokens(text, matcher, false)
+}
+
+/// The tokens of `text` as the messages' search index holds them: each Chinese or Japanese
+/// character a token of its own (`store::cjk`). For the user's search; memory retrieval
+/// keeps whole runs (its keywords are runs).
+fn search_tokens(text: &str, matcher: &dyn Fn(&str) -> Option<usize>) -> Vec<Token> {
+    split_tokens(text, matcher, true)
+}
+
+/// Runs of letters and digits, each [`is_cjk`] character apart when `cjk_apart`.
+fn split_tokens(
+    text: &str,
+    matcher: &dyn Fn(&str) -> Option<usize>,
+    cjk_apart: bool,
+) -> Vec<Token> {
     let mut out = Vec::new();
     let mut start = None;
     let push = |s: usize, e: usize, out: &mut Vec<Token>| {
@@ -84,6 +102,13 @@ fn tokens_matching(text: &str, matcher: &dyn Fn(&str) -> Option<usize>) -> Vec<T
         });
     };
     for (i, c) in text.char_indices() {
+        if cjk_apart && is_cjk(c) {
+            if let Some(s) = start.take() {
+                push(s, i, &mut out);
+            }
+            push(i, i + c.len_utf8(), &mut out);
+            continue;
+        }
         match (c.is_alphanumeric(), start) {
             (true, None) => start = Some(i),
             (false, Some(s)) => {
@@ -161,6 +186,15 @@ pub(crate) fn index_words(text: &str, words: &mut std::collections::HashSet<Stri
     }
 }
 
+/// The words of `text` as the messages' search index holds them (folded, each Chinese or
+/// Japanese character apart: "学习Rust" holds "rust"), into `words`: what the word being
+/// typed expands into (migration 0009).
+pub(crate) fn search_index_words(text: &str, words: &mut std::collections::HashSet<String>) {
+    for t in search_tokens(text, &|_| None) {
+        words.insert(fold(&text[t.start..t.end]));
+    }
+}
+
 /// What a user's search matches in a text, for ranking and snippets in Rust: whole `words`
 /// (folded, see [`fold`]) and tokens starting with `prefix` (folded; the word being typed).
 #[derive(Debug, Clone, Default)]
@@ -192,7 +226,7 @@ impl QueryTerms {
 /// How often each term of `terms` occurs in `text`, and how many tokens `text` has.
 pub(crate) fn term_counts(text: &str, terms: &QueryTerms) -> (Vec<u32>, usize) {
     let mut counts = vec![0u32; terms.count()];
-    let tokens = tokens_matching(text, &|t| terms.term_of(t));
+    let tokens = search_tokens(text, &|t| terms.term_of(t));
     for t in &tokens {
         if let Some(w) = t.word {
             counts[w] += 1;
@@ -205,7 +239,7 @@ pub(crate) fn term_counts(text: &str, terms: &QueryTerms) -> (Vec<u32>, usize) {
 /// must hold no brackets of its own (`plain_text` turns them into parentheses), so every
 /// `[` `]` is a marker.
 pub(crate) fn marked_snippet(text: &str, terms: &QueryTerms, n: usize) -> String {
-    cut_tokens(text, tokens_matching(text, &|t| terms.term_of(t)), n, true)
+    cut_tokens(text, search_tokens(text, &|t| terms.term_of(t)), n, true)
 }
 
 /// The window with the most distinct words; `marks` wraps the matches in `[` `]`.
@@ -255,11 +289,17 @@ fn cut_tokens(text: &str, tokens: Vec<Token>, n: usize, marks: bool) -> String {
         out.push('…');
     }
     for (k, t) in tokens[start..end].iter().enumerate() {
-        if k > 0 {
-            out.push_str(&text[tokens[start + k - 1].end..t.start]);
+        let before = (k > 0).then(|| &tokens[start + k - 1]);
+        if let Some(before) = before {
+            out.push_str(&text[before.end..t.start]);
         }
         if marks && t.word.is_some() {
-            out.push('[');
+            // Matches touching each other (a Chinese word's characters) are one mark.
+            if before.is_some_and(|b| b.word.is_some() && b.end == t.start) {
+                out.pop();
+            } else {
+                out.push('[');
+            }
             out.push_str(&text[t.start..t.end]);
             out.push(']');
         } else {
@@ -349,6 +389,19 @@ mod tests {
             snippet("한국어 검색은 잘 됩니까", &w, 12),
             "한국어 [검색은] 잘 됩니까"
         );
+    }
+
+    #[test]
+    fn chinese_characters_matched_in_a_row_are_one_mark() {
+        let terms = QueryTerms {
+            words: words(&["编", "程"]),
+            prefix: None,
+        };
+        assert_eq!(
+            marked_snippet("我喜欢编程，编写程序", &terms, 12),
+            "我喜欢[编程]，[编]写[程]序"
+        );
+        assert_eq!(term_counts("我喜欢编程", &terms), (vec![1, 1], 5));
     }
 
     #[test]

@@ -231,7 +231,7 @@ async fn a_word_ending_in_a_symbol_matches_as_typed_not_every_word_it_begins() {
 }
 
 #[tokio::test]
-async fn korean_and_japanese_words_are_found_while_typed_and_whole() {
+async fn korean_and_japanese_words_are_found_while_typed_and_inside_a_run() {
     let (_d, store) = temp_store().await;
     store.create_session("s", "").await.unwrap();
     for text in [
@@ -247,13 +247,76 @@ async fn korean_and_japanese_words_are_found_while_typed_and_whole() {
     for (query, snippet) in [
         ("검색", "한국어 [검색은] 잘 됩니까"),
         ("검색은", "한국어 [검색은] 잘 됩니까"),
-        ("食べ", "ラーメンを、[食べました]"),
-        ("ガラス", "[ガラスの靴]"),
+        ("食べ", "ラーメンを、[食べ]ました"),
+        ("ガラス", "[ガラス]の靴"),
     ] {
         let hits = store.search_page(query, None, 10, 0).await.unwrap().hits;
         let snippets: Vec<&str> = hits.iter().map(|h| h.snippet.as_str()).collect();
         assert_eq!(snippets, [snippet], "{query}");
     }
+}
+
+#[tokio::test]
+async fn chinese_and_japanese_words_are_found_inside_a_run_of_characters() {
+    let (_d, store) = temp_store().await;
+    store.create_session("s", "").await.unwrap();
+    for text in [
+        "我喜欢编程和学习Rust",
+        "编写程序",
+        "東京でラーメンを食べました",
+        "we run fast",
+    ] {
+        store
+            .append_message("s", NewMessage::new("user", text))
+            .await
+            .unwrap();
+    }
+    for (query, snippets) in [
+        // The characters in a row, as typed: 编 and 程 apart ("编写程序") are not "编程".
+        ("编程", vec!["我喜欢[编程]和学习Rust"]),
+        ("ラーメン", vec!["東京で[ラーメン]を食べました"]),
+        ("食べ", vec!["東京でラーメンを[食べ]ました"]),
+        // The Latin word after them is still the word being typed.
+        ("学习Ru", vec!["我喜欢编程和[学习Rust]"]),
+        ("编 程序", vec!["[编]写[程序]"]),
+        // A Latin word touching Chinese is a word of its own, also for the word being typed
+        // ("ru" expands into the words it begins: "run" and "rust").
+        ("ru", vec!["we [run] fast", "我喜欢编程和学习[Rust]"]),
+    ] {
+        let hits = store.search_page(query, None, 10, 0).await.unwrap().hits;
+        let found: Vec<&str> = hits.iter().map(|h| h.snippet.as_str()).collect();
+        assert_eq!(found, snippets, "{query}");
+    }
+
+    // Memory notes alike, as written by the memory and as edited by the user.
+    let note = crate::memory::save_obs(&store, "s", "用户喜欢编程").await;
+    let reflection = crate::memory::save_refl(&store, "s", "用户住在东京", 1).await;
+    store
+        .update_reflection(&reflection.id, "用户住在大阪", 3)
+        .await
+        .unwrap();
+    let notes = |query: &'static str| {
+        let store = &store;
+        async move {
+            let hits = store.search_page(query, None, 10, 0).await.unwrap().hits;
+            let notes: Vec<(SearchHitKind, String)> = hits
+                .into_iter()
+                .filter(|h| h.kind != SearchHitKind::Message)
+                .map(|h| (h.kind, h.snippet))
+                .collect();
+            notes
+        }
+    };
+    assert_eq!(
+        notes("编程").await,
+        [(SearchHitKind::Observation, "用户喜欢[编程]".to_owned())]
+    );
+    assert_eq!(
+        notes("大阪").await,
+        [(SearchHitKind::Reflection, "用户住在[大阪]".to_owned())]
+    );
+    assert!(notes("东京").await.is_empty(), "the edit replaced the text");
+    assert!(!note.id.is_empty());
 }
 
 #[tokio::test]

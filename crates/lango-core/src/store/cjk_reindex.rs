@@ -1,0 +1,136 @@
+//! Indexing anew, once, what was indexed before Chinese and Japanese characters were
+//! indexed apart (`store::cjk`, migration 0018): such a message or note holds its runs as
+//! single words, so a word inside a run is not found until it is indexed again.
+//!
+//! The walk goes over each table's ids up to the newest one when the migration ran, a span
+//! per write transaction, reading the text only of rows that are not ASCII (`length` and
+//! `octet_length` differ). Messages with such characters are queued for the search indexing
+//! (`store::search_index`), which indexes them spaced; notes get their search row spaced at
+//! once (`store::note_index`). It runs before the indexing does — in the background task
+//! and before a search — so a search right after the upgrade counts the messages still to do
+//! as queued ("indexing… n left") instead of missing them.
+
+use super::cjk::{has_cjk, spaced};
+use super::error::StoreResult;
+use super::note_index::NoteTable;
+use super::Store;
+
+/// Ids one span covers: a few milliseconds at a million ASCII rows.
+const SPAN: i64 = 20_000;
+
+/// One walked table's statements (SQL is static text: sqlx takes no table name as a value).
+struct Table {
+    name: &'static str,
+    /// The rows with ids after `?1` up to `?2` whose text is not ASCII: id and text.
+    non_ascii: &'static str,
+    /// Messages are queued for indexing; a note's search row is set at once.
+    note: Option<NoteTable>,
+}
+
+const TABLES: [Table; 4] = [
+    Table {
+        name: "messages",
+        non_ascii: "SELECT id, content FROM messages
+                     WHERE id > ?1 AND id <= ?2 AND kind = 'message'
+                       AND length(content) <> octet_length(content)",
+        note: None,
+    },
+    Table {
+        name: "archived_messages",
+        non_ascii: "SELECT id, content FROM archived_messages
+                     WHERE id > ?1 AND id <= ?2 AND kind = 'message'
+                       AND length(content) <> octet_length(content)",
+        note: None,
+    },
+    Table {
+        name: "observations",
+        non_ascii: "SELECT rowid, content FROM observations
+                     WHERE rowid > ?1 AND rowid <= ?2 AND length(content) <> octet_length(content)",
+        note: Some(NoteTable::Observations),
+    },
+    Table {
+        name: "reflections",
+        non_ascii: "SELECT rowid, content FROM reflections
+                     WHERE rowid > ?1 AND rowid <= ?2 AND length(content) <> octet_length(content)",
+        note: Some(NoteTable::Reflections),
+    },
+];
+
+/// Queues the ids (a JSON array) for indexing; queued rows are never in the index.
+const REQUEUE: [&str; 2] = [
+    "INSERT OR IGNORE INTO message_fts_pending (id) SELECT value FROM json_each(?1)",
+    "DELETE FROM message_fts WHERE rowid IN (SELECT value FROM json_each(?1))",
+];
+
+impl Store {
+    /// Walks what is left of migration 0018's spans to the end: the messages with Chinese
+    /// or Japanese queued for indexing anew, the notes' search rows spaced; how many rows it
+    /// took up. Nothing to do (every start after the walk) costs a read per table; a
+    /// read-only store leaves it for later.
+    pub(crate) async fn requeue_unspaced_cjk(&self) -> StoreResult<u64> {
+        if self.inner.read_only {
+            return Ok(0);
+        }
+        let mut queued = 0;
+        for table in &TABLES {
+            loop {
+                let scan: Option<(i64, i64)> =
+                    sqlx::query_as("SELECT next_id, end_id FROM cjk_reindex_scan WHERE tbl = ?")
+                        .bind(table.name)
+                        .fetch_optional(self.reader())
+                        .await
+                        .map_err(|e| self.err(e))?;
+                let Some((next_id, end_id)) = scan else {
+                    break;
+                };
+                queued += self.requeue_span(table, next_id, end_id).await?;
+            }
+        }
+        Ok(queued)
+    }
+
+    /// One span of `table` after `next_id`, in one write transaction: its rows with such
+    /// characters queued (messages) or respaced (notes), the walk moved on (or ended for the
+    /// table).
+    async fn requeue_span(&self, table: &Table, next_id: i64, end_id: i64) -> StoreResult<u64> {
+        let span_end = next_id.saturating_add(SPAN).min(end_id);
+        let mut tx = self.begin_write().await?;
+        let rows: Vec<(i64, String)> = sqlx::query_as(table.non_ascii)
+            .bind(next_id)
+            .bind(span_end)
+            .fetch_all(&mut *tx)
+            .await
+            .map_err(|e| self.err(e))?;
+        let rows: Vec<&(i64, String)> = rows.iter().filter(|(_, text)| has_cjk(text)).collect();
+        let ids: Vec<i64> = rows.iter().map(|(id, _)| *id).collect();
+        if let Some(note) = table.note {
+            for (rowid, text) in &rows {
+                sqlx::query(note.respace_rowid())
+                    .bind(spaced(text).as_ref())
+                    .bind(rowid)
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(|e| self.err(e))?;
+            }
+        } else if !ids.is_empty() {
+            let json = serde_json::to_string(&ids).unwrap_or_else(|_| "[]".to_owned());
+            for statement in REQUEUE {
+                sqlx::query(statement)
+                    .bind(&json)
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(|e| self.err(e))?;
+            }
+        }
+        let step = if span_end >= end_id {
+            sqlx::query("DELETE FROM cjk_reindex_scan WHERE tbl = ?").bind(table.name)
+        } else {
+            sqlx::query("UPDATE cjk_reindex_scan SET next_id = ? WHERE tbl = ?")
+                .bind(span_end)
+                .bind(table.name)
+        };
+        step.execute(&mut *tx).await.map_err(|e| self.err(e))?;
+        tx.commit_quietly().await.map_err(|e| self.err(e))?;
+        Ok(ids.len() as u64)
+    }
+}

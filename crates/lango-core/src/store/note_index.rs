@@ -1,0 +1,58 @@
+//! The memory notes' search rows with Chinese or Japanese spaced as the messages' are
+//! (`store::cjk`). Triggers index an observation or reflection as written (migration 0002);
+//! SQL cannot space it, so each write of a note with such characters sets its row's text
+//! here, in the same transaction.
+
+use sqlx::sqlite::SqliteConnection;
+
+use super::cjk::{has_cjk, spaced};
+
+/// Which notes' table, and its index's statement.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum NoteTable {
+    Observations,
+    Reflections,
+}
+
+impl NoteTable {
+    /// Sets the search row of the note with id `?2` to `?1`.
+    fn respace(self) -> &'static str {
+        match self {
+            Self::Observations => {
+                "UPDATE observation_fts SET text = ?1
+                  WHERE rowid = (SELECT rowid FROM observations WHERE id = ?2)"
+            }
+            Self::Reflections => {
+                "UPDATE reflection_fts SET text = ?1
+                  WHERE rowid = (SELECT rowid FROM reflections WHERE id = ?2)"
+            }
+        }
+    }
+
+    /// Sets the search row of the note with rowid `?2` to `?1` (the upgrade's walk).
+    pub(super) fn respace_rowid(self) -> &'static str {
+        match self {
+            Self::Observations => "UPDATE observation_fts SET text = ?1 WHERE rowid = ?2",
+            Self::Reflections => "UPDATE reflection_fts SET text = ?1 WHERE rowid = ?2",
+        }
+    }
+}
+
+/// After note `id` of `table` was written with `content`: its search row spaced, when it
+/// holds Chinese or Japanese (else the trigger's row is already what the index needs).
+pub(super) async fn index_note(
+    conn: &mut SqliteConnection,
+    table: NoteTable,
+    id: &str,
+    content: &str,
+) -> sqlx::Result<()> {
+    if !has_cjk(content) {
+        return Ok(());
+    }
+    sqlx::query(table.respace())
+        .bind(spaced(content).as_ref())
+        .bind(id)
+        .execute(conn)
+        .await?;
+    Ok(())
+}
