@@ -65,36 +65,44 @@ const REQUEUE: [&str; 2] = [
 impl Store {
     /// Walks what is left of migration 0018's spans to the end: the messages with Chinese
     /// or Japanese queued for indexing anew, the notes' search rows spaced; how many rows it
-    /// took up. Nothing to do (every start after the walk) costs a read per table; a
-    /// read-only store leaves it for later.
+    /// took up. Nothing to do (every start after the walk) costs one read; a read-only
+    /// store leaves it for later.
     pub(crate) async fn requeue_unspaced_cjk(&self) -> StoreResult<u64> {
         if self.inner.read_only {
             return Ok(0);
         }
+        let left: i64 = sqlx::query_scalar("SELECT count(*) FROM cjk_reindex_scan")
+            .fetch_one(self.reader())
+            .await
+            .map_err(|e| self.err(e))?;
+        if left == 0 {
+            return Ok(0);
+        }
         let mut queued = 0;
         for table in &TABLES {
-            loop {
-                let scan: Option<(i64, i64)> =
-                    sqlx::query_as("SELECT next_id, end_id FROM cjk_reindex_scan WHERE tbl = ?")
-                        .bind(table.name)
-                        .fetch_optional(self.reader())
-                        .await
-                        .map_err(|e| self.err(e))?;
-                let Some((next_id, end_id)) = scan else {
-                    break;
-                };
-                queued += self.requeue_span(table, next_id, end_id).await?;
+            while let Some(n) = self.requeue_span(table).await? {
+                queued += n;
             }
         }
         Ok(queued)
     }
 
-    /// One span of `table` after `next_id`, in one write transaction: its rows with such
-    /// characters queued (messages) or respaced (notes), the walk moved on (or ended for the
-    /// table).
-    async fn requeue_span(&self, table: &Table, next_id: i64, end_id: i64) -> StoreResult<u64> {
-        let span_end = next_id.saturating_add(SPAN).min(end_id);
+    /// The next span of `table`'s walk, in one write transaction (the walk's place read in
+    /// it too, so two walkers never do a span twice): its rows with such characters queued
+    /// (messages) or respaced (notes), the walk moved on or ended for the table. None when
+    /// the table's walk is done.
+    async fn requeue_span(&self, table: &Table) -> StoreResult<Option<u64>> {
         let mut tx = self.begin_write().await?;
+        let scan: Option<(i64, i64)> =
+            sqlx::query_as("SELECT next_id, end_id FROM cjk_reindex_scan WHERE tbl = ?")
+                .bind(table.name)
+                .fetch_optional(&mut *tx)
+                .await
+                .map_err(|e| self.err(e))?;
+        let Some((next_id, end_id)) = scan else {
+            return Ok(None); // the transaction rolls back: nothing was written
+        };
+        let span_end = next_id.saturating_add(SPAN).min(end_id);
         let rows: Vec<(i64, String)> = sqlx::query_as(table.non_ascii)
             .bind(next_id)
             .bind(span_end)
@@ -131,6 +139,6 @@ impl Store {
         };
         step.execute(&mut *tx).await.map_err(|e| self.err(e))?;
         tx.commit_quietly().await.map_err(|e| self.err(e))?;
-        Ok(ids.len() as u64)
+        Ok(Some(rows.len() as u64))
     }
 }
