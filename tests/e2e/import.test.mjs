@@ -99,11 +99,18 @@ describe('Lango desktop: importing conversations', () => {
     await session.clickCss(`${sourdough} button.session-main`);
     const chat = await session.waitForText('#view-chat', (t) => t.includes('Once a day'), 15_000);
     assert.match(chat, /How often should I feed a sourdough starter\? 🍞/);
-    assert.match(chat, /شكرا جزيلا — and in Hebrew: תודה רבה/);
+    assert.match(chat, /شكرا جزيلا — and in Hebrew: תודה רבה, in Chinese: 非常感谢你的帮助/);
     assert.doesNotMatch(chat, /ABANDONED/);
     await session.fill('#session-search', 'flour');
     // Hits are grouped under their conversation's title.
     await session.waitForText('#sidebar .group', (t) => t.includes('Sourdough starter') && t.includes('flour'), 10_000);
+    // Chinese, written without spaces, is found inside a run of characters and marked there.
+    await session.fill('#session-search', '帮助');
+    await session.waitForText('#sidebar .group', (t) => t.includes('Sourdough starter') && t.includes('感谢你的帮助'), 10_000);
+    const marked = await session.execute(
+      `return [...document.querySelectorAll('#sidebar .group mark')].map((m) => m.textContent);`,
+    );
+    assert.deepEqual(marked, ['帮助']);
     await session.fill('#session-search', '');
   });
 
