@@ -101,6 +101,13 @@ describe('Lango desktop: importing conversations', () => {
     assert.match(chat, /How often should I feed a sourdough starter\? 🍞/);
     assert.match(chat, /شكرا جزيلا — and in Hebrew: תודה רבה, in Chinese: 非常感谢你的帮助/);
     assert.doesNotMatch(chat, /ABANDONED/);
+    // Each message reads in its own direction: the one that begins in Arabic right to left.
+    const directions = await session.execute(
+      `return [...document.querySelectorAll('#view-chat .message .bubble, #view-chat .message .md p')]
+         .map((el) => el.textContent.slice(0, 12) + ' ' + getComputedStyle(el).direction);`,
+    );
+    assert.ok(directions.some((d) => d.startsWith('شكرا') && d.endsWith(' rtl')), directions.join(' | '));
+    assert.ok(directions.some((d) => d.startsWith('How often') && d.endsWith(' ltr')), directions.join(' | '));
     await session.fill('#session-search', 'flour');
     // Hits are grouped under their conversation's title.
     await session.waitForText('#sidebar .group', (t) => t.includes('Sourdough starter') && t.includes('flour'), 10_000);

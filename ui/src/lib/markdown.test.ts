@@ -203,3 +203,17 @@ describe('helpers', () => {
     expect(highlightCode('<b>x</b>', 'brainfuck')).toBe('&lt;b&gt;x&lt;/b&gt;');
   });
 });
+
+describe('text direction', () => {
+  it('each text block follows its own text, code blocks stay left to right', () => {
+    const html = dom(renderMarkdown('مرحبا بك\n\nHello there\n\n- عنصر\n\n> שלום\n\n```js\nlet x = 1;\n```'));
+    const dirs = [...html.querySelectorAll('p, li, blockquote')].map((el) => `${el.tagName} ${el.getAttribute('dir')}`);
+    expect(dirs).toEqual(['P auto', 'P auto', 'LI auto', 'BLOCKQUOTE auto', 'P auto']);
+    expect(html.querySelector('.code-block')?.getAttribute('dir')).toBe('ltr');
+  });
+
+  it('a direction the model writes is not kept: the text decides', () => {
+    expect(dom(renderMarkdown('<p dir="rtl">x</p>')).querySelector('p')?.getAttribute('dir')).toBe('auto');
+  });
+});
+

@@ -12,7 +12,8 @@
  * Code blocks get a header with their language and a Copy button, added after sanitising
  * (so the model can never write its own buttons). The button has class `copy-code`; the
  * component that shows the HTML handles its clicks. Math is only marked here (lib/math.ts);
- * the component typesets it with KaTeX.
+ * the component typesets it with KaTeX. Each text block takes its direction from its own
+ * text (`dir="auto"`), so right-to-left paragraphs read as such; code stays left to right.
  */
 
 import { Marked, type Tokens } from 'marked';
@@ -243,10 +244,23 @@ function decorateCodeBlocks(root: DocumentFragment): void {
   }
 }
 
+/** Blocks whose direction follows their own text (`dir="auto"`): a paragraph in Arabic,
+ *  Hebrew or Persian reads right to left, the English one after it left to right. */
+const TEXT_BLOCKS = 'p, li, h1, h2, h3, h4, h5, h6, blockquote, td, th, dt, dd';
+
+/** Sets each text block's direction from its text; code blocks stay left to right. */
+function directBlocks(root: DocumentFragment): void {
+  for (const block of Array.from(root.querySelectorAll(TEXT_BLOCKS))) {
+    block.setAttribute('dir', 'auto');
+  }
+  for (const code of Array.from(root.querySelectorAll('.code-block'))) code.setAttribute('dir', 'ltr');
+}
+
 function render(source: string): string {
   const raw = marked.parse(source) as string;
   const fragment = getPurifier().sanitize(raw, { ...CONFIG, RETURN_DOM_FRAGMENT: true });
   decorateCodeBlocks(fragment);
+  directBlocks(fragment);
   const holder = document.createElement('div');
   holder.append(fragment);
   return holder.innerHTML;
