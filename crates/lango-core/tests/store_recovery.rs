@@ -351,6 +351,46 @@ async fn salvage_keeps_the_attached_files() {
     store.close().await;
 }
 
+#[tokio::test]
+async fn salvaged_chinese_notes_and_messages_are_found_inside_their_runs() {
+    let (dir, paths) = home_with(300).await;
+    let db = paths.database_file();
+    let store = Store::open_app(&paths).await.expect("opens");
+    let key = "s".to_owned();
+    store
+        .save_observation(lango_core::store::Observation {
+            id: String::new(),
+            session_key: key.clone(),
+            content: "用户喜欢吃拉面".into(),
+            token_count: 5,
+            seq_start: 1,
+            seq_end: 2,
+            created_at: 0,
+        })
+        .await
+        .expect("note");
+    store
+        .append_message(
+            &key,
+            lango_core::store::NewMessage::new("user", "我喜欢编程"),
+        )
+        .await
+        .expect("message");
+    store.close().await;
+    garble_page_holding(&db, "message number 0150");
+
+    let report = salvage(&db, dir.path()).await.expect("salvages");
+
+    let store = Store::open(&report.salvaged).await.expect("opens");
+    for (query, snippet) in [("拉面", "用户喜欢吃[拉面]"), ("编程", "我喜欢[编程]")]
+    {
+        let hits = store.search(query, None, 10).await.expect("search");
+        let found: Vec<&str> = hits.iter().map(|h| h.snippet.as_str()).collect();
+        assert_eq!(found, [snippet], "{query}");
+    }
+    store.close().await;
+}
+
 #[test]
 fn a_large_databases_daily_backup_waits_until_the_window_is_up() {
     let dir = tempfile::tempdir().expect("temp dir");

@@ -26,7 +26,10 @@ async fn a_chatgpt_export_imports_the_current_branch_with_original_times_and_tit
         [
             ("user", "How often should I feed a sourdough starter? 🍞"),
             ("assistant", "Once a day: equal weights of flour and water."),
-            ("user", "شكرا جزيلا — and in Hebrew: תודה רבה, in Chinese: 非常感谢你的帮助"),
+            (
+                "user",
+                "شكرا جزيلا — and in Hebrew: תודה רבה, in Chinese: 非常感谢你的帮助"
+            ),
             ("assistant", "You're welcome! 😊"),
         ]
     );

@@ -39,6 +39,15 @@ INSERT INTO legacy_results_scan (tbl, next_id, end_id)
 INSERT INTO legacy_results_scan (tbl, next_id, end_id)
     SELECT 'archived_messages', 0, max(id) FROM archived_messages HAVING max(id) IS NOT NULL;";
 
+/// The walk that indexes Chinese and Japanese text with its characters apart, set to cover
+/// every copied row: the copied notes' triggers index them as written (store::cjk_reindex).
+const CJK_REINDEX_SCAN: &str = "
+DELETE FROM cjk_reindex_scan;
+INSERT INTO cjk_reindex_scan (tbl, next_id, end_id)
+    SELECT 'observations', 0, max(rowid) FROM observations HAVING max(rowid) IS NOT NULL;
+INSERT INTO cjk_reindex_scan (tbl, next_id, end_id)
+    SELECT 'reflections', 0, max(rowid) FROM reflections HAVING max(rowid) IS NOT NULL;";
+
 /// What a salvage recovered of one table.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -145,6 +154,10 @@ fn copy_all(source: &Path, target: &Path) -> Result<Vec<TableSalvage>, RecoveryE
     // Rows copied from an earlier version may hold large tool results inline: the store
     // moves them beside their rows once the file is in use (store::legacy_results).
     tx.execute_batch(LEGACY_RESULTS_SCAN)
+        .map_err(RecoveryError::sqlite(target))?;
+    // Copied messages are queued for the search index, which spaces them itself; copied
+    // notes are indexed by their triggers as written, so the walk respaces them.
+    tx.execute_batch(CJK_REINDEX_SCAN)
         .map_err(RecoveryError::sqlite(target))?;
     tx.commit().map_err(RecoveryError::sqlite(target))?;
     dst.execute_batch("PRAGMA wal_checkpoint(TRUNCATE)")
