@@ -217,3 +217,13 @@ describe('text direction', () => {
   });
 });
 
+describe('bold next to Chinese, Japanese and Korean', () => {
+  it('closes after full-width punctuation, as models write it, and leaves no marker behind', () => {
+    const html = renderMarkdown('**注意：**请先安装。\n\n前面**“引用”**后面\n\n`**代码：**不变`');
+    const bold = [...dom(html).querySelectorAll('strong')].map((b) => b.textContent);
+    expect(bold).toEqual(['注意：', '“引用”']);
+    expect(dom(html).querySelector('code')?.textContent).toBe('**代码：**不变');
+    expect(html).not.toContain('\uE000');
+  });
+});
+

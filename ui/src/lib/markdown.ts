@@ -14,10 +14,13 @@
  * component that shows the HTML handles its clicks. Math is only marked here (lib/math.ts);
  * the component typesets it with KaTeX. Each text block takes its direction from its own
  * text (`dir="auto"`), so right-to-left paragraphs read as such; code stays left to right.
+ * Bold and italics next to Chinese, Japanese or Korean count as CommonMark's proposed
+ * "CJK friendly" rules have them (lib/cjkEmphasis.ts).
  */
 
 import { Marked, type Tokens } from 'marked';
 import DOMPurify, { type Config, type DOMPurify as Purifier } from 'dompurify';
+import { FLANK_MARK, flankCjkEmphasis } from './cjkEmphasis';
 import { mathExtensions } from './math';
 
 const ESCAPES: Record<string, string> = {
@@ -257,7 +260,8 @@ function directBlocks(root: DocumentFragment): void {
 }
 
 function render(source: string): string {
-  const raw = marked.parse(source) as string;
+  // Bold next to Chinese, Japanese or Korean (lib/cjkEmphasis.ts); its marker goes again.
+  const raw = (marked.parse(flankCjkEmphasis(source)) as string).replaceAll(FLANK_MARK, '');
   const fragment = getPurifier().sanitize(raw, { ...CONFIG, RETURN_DOM_FRAGMENT: true });
   decorateCodeBlocks(fragment);
   directBlocks(fragment);
