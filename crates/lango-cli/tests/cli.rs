@@ -302,6 +302,34 @@ async fn delete_without_yes_is_refused_when_not_interactive_and_keeps_the_sessio
 }
 
 #[tokio::test]
+async fn sessions_search_right_after_the_upgrade_finds_chinese_inside_runs() {
+    let home = tempfile::tempdir().unwrap();
+    let db = home.path().join("lango.db");
+    let store = Store::open(&db).await.unwrap();
+    store.create_session("zh", "中文").await.unwrap();
+    store.close().await;
+    // 2,500 messages as an earlier version indexed them (each run one word), more than a
+    // search indexes by itself, and the upgrade's walk still to do.
+    let raw = rusqlite::Connection::open(&db).unwrap();
+    raw.execute_batch(
+        "WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < 2500)
+         INSERT INTO messages (session_id, seq, role, content, created_at)
+           SELECT (SELECT id FROM sessions WHERE key = 'zh'), x, 'user', '第' || x || '条：我喜欢编程', x FROM n;
+         INSERT INTO message_fts (rowid, text, session_id) SELECT id, content, session_id FROM messages;
+         DELETE FROM message_fts_pending;
+         INSERT INTO cjk_reindex_scan (tbl, next_id, end_id) SELECT 'messages', 0, max(id) FROM messages;",
+    )
+    .unwrap();
+    drop(raw);
+
+    let out = lango(home.path(), &["sessions", "search", "编程", "--limit", "1"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains("我喜欢[编程]"), "{text}");
+    assert!(!text.contains("not indexed"), "{text}");
+}
+
+#[tokio::test]
 async fn rename_and_pin_change_what_list_shows() {
     let home = tempfile::tempdir().unwrap();
     seeded(home.path()).await;

@@ -94,10 +94,9 @@ async fn search(
     offset: u32,
 ) -> Result<(), CliError> {
     // A one-shot command: the app's background indexing has no time to catch up here.
-    if store.unindexed_messages().await? > 0 {
-        if let Err(e) = store.index_pending_messages().await {
-            tracing::warn!(error = %e, "messages queued for search not indexed");
-        }
+    // Nothing queued costs a read or two (an upgrade's re-indexing is queued first).
+    if let Err(e) = store.index_pending_messages().await {
+        tracing::warn!(error = %e, "messages queued for search not indexed");
     }
     let results = store
         .search_page(query, session, limit.clamp(1, 200), offset)

@@ -3,20 +3,28 @@
 //! single words, so a word inside a run is not found until it is indexed again.
 //!
 //! The walk goes over each table's ids up to the newest one when the migration ran, a span
-//! per write transaction, reading the text only of rows that are not ASCII (`length` and
-//! `octet_length` differ). Messages with such characters are queued for the search indexing
+//! per write transaction sized to hold the writer ~25 ms, reading the text only of rows that
+//! are not ASCII (`length` and `octet_length` differ). Messages with such characters are queued for the search indexing
 //! (`store::search_index`), which indexes them spaced; notes get their search row spaced at
 //! once (`store::note_index`). It runs before the indexing does — in the background task
 //! and before a search — so a search right after the upgrade counts the messages still to do
 //! as queued ("indexing… n left") instead of missing them.
+
+use std::time::{Duration, Instant};
 
 use super::cjk::{has_cjk, spaced};
 use super::error::StoreResult;
 use super::note_index::NoteTable;
 use super::Store;
 
-/// Ids one span covers: a few milliseconds at a million ASCII rows.
-const SPAN: i64 = 20_000;
+/// Ids the first span covers: a few milliseconds at a million ASCII rows.
+const FIRST_SPAN: i64 = 20_000;
+/// How long one span should hold the writer (as the search indexing's batches,
+/// `store::search_index`): a span of Chinese messages takes each out of the index, 20,000 of
+/// them ~150 ms, so spans are sized from the last one's pace.
+const SPAN_TARGET: Duration = Duration::from_millis(25);
+const MIN_SPAN: i64 = 256;
+const MAX_SPAN: i64 = 100_000;
 
 /// One walked table's statements (SQL is static text: sqlx takes no table name as a value).
 struct Table {
@@ -79,9 +87,17 @@ impl Store {
             return Ok(0);
         }
         let mut queued = 0;
+        let mut span = FIRST_SPAN;
         for table in &TABLES {
-            while let Some(n) = self.requeue_span(table).await? {
+            loop {
+                let started = Instant::now();
+                let Some(n) = self.requeue_span(table, span).await? else {
+                    break;
+                };
                 queued += n;
+                span = next_span(span, started.elapsed());
+                // Lets a write that queued for the gate meanwhile go first.
+                tokio::task::yield_now().await;
             }
         }
         Ok(queued)
@@ -91,7 +107,7 @@ impl Store {
     /// it too, so two walkers never do a span twice): its rows with such characters queued
     /// (messages) or respaced (notes), the walk moved on or ended for the table. None when
     /// the table's walk is done.
-    async fn requeue_span(&self, table: &Table) -> StoreResult<Option<u64>> {
+    async fn requeue_span(&self, table: &Table, span: i64) -> StoreResult<Option<u64>> {
         let mut tx = self.begin_write().await?;
         let scan: Option<(i64, i64)> =
             sqlx::query_as("SELECT next_id, end_id FROM cjk_reindex_scan WHERE tbl = ?")
@@ -102,7 +118,7 @@ impl Store {
         let Some((next_id, end_id)) = scan else {
             return Ok(None); // the transaction rolls back: nothing was written
         };
-        let span_end = next_id.saturating_add(SPAN).min(end_id);
+        let span_end = next_id.saturating_add(span).min(end_id);
         let rows: Vec<(i64, String)> = sqlx::query_as(table.non_ascii)
             .bind(next_id)
             .bind(span_end)
@@ -140,5 +156,26 @@ impl Store {
         step.execute(&mut *tx).await.map_err(|e| self.err(e))?;
         tx.commit_quietly().await.map_err(|e| self.err(e))?;
         Ok(Some(rows.len() as u64))
+    }
+}
+
+/// The next span's ids: sized so it takes about [`SPAN_TARGET`] at the last one's pace, at
+/// most doubling.
+fn next_span(span: i64, took: Duration) -> i64 {
+    let took = took.as_secs_f64().max(1e-4);
+    let scaled = span as f64 * SPAN_TARGET.as_secs_f64() / took;
+    (scaled as i64).clamp(MIN_SPAN, (span * 2).min(MAX_SPAN))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_slow_span_makes_the_next_one_shorter_and_a_fast_one_longer() {
+        assert_eq!(next_span(20_000, Duration::from_millis(150)), 3_333);
+        assert_eq!(next_span(20_000, Duration::from_millis(1)), 40_000);
+        assert_eq!(next_span(80_000, Duration::from_millis(1)), MAX_SPAN);
+        assert_eq!(next_span(300, Duration::from_secs(5)), MIN_SPAN);
     }
 }
