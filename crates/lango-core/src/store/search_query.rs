@@ -60,8 +60,9 @@ pub(super) fn to_fts_query_expanded(input: &str, words: &[String]) -> Option<Str
 }
 
 /// An FTS5 query matching ANY of the words (each quoted, so none is syntax). A word with
-/// Chinese or Japanese is also looked for spaced (`store::cjk`): the messages' index holds
-/// it so, the notes' indexes as written. None when no word is left.
+/// Chinese or Japanese is looked for spaced, as the indexes hold it (`store::cjk`), and as
+/// written, as rows indexed before the upgrade's walk reached them still hold it
+/// (`store::cjk_reindex`). None when no word is left.
 pub(crate) fn to_fts_any_query(words: &[String]) -> Option<String> {
     let mut phrases: Vec<String> = Vec::new();
     for word in words.iter().map(|w| w.trim()).filter(|w| !w.is_empty()) {
