@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 use super::cjk::{has_cjk, spaced};
 use super::error::StoreResult;
 use super::note_index::NoteTable;
+use super::pacing::next_size;
 use super::Store;
 
 /// Ids the first span covers: a few milliseconds at a million ASCII rows.
@@ -162,9 +163,7 @@ impl Store {
 /// The next span's ids: sized so it takes about [`SPAN_TARGET`] at the last one's pace, at
 /// most doubling.
 fn next_span(span: i64, took: Duration) -> i64 {
-    let took = took.as_secs_f64().max(1e-4);
-    let scaled = span as f64 * SPAN_TARGET.as_secs_f64() / took;
-    (scaled as i64).clamp(MIN_SPAN, (span * 2).min(MAX_SPAN))
+    next_size(span, took, SPAN_TARGET, MIN_SPAN, MAX_SPAN)
 }
 
 #[cfg(test)]

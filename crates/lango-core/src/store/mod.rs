@@ -33,6 +33,7 @@ mod migration_lock;
 mod models;
 mod note_index;
 mod open;
+mod pacing;
 mod plain_text;
 mod read_only;
 pub mod recovery;

@@ -18,6 +18,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::cjk::{has_cjk, spaced};
 use super::error::StoreResult;
+use super::pacing::next_size;
 use super::snippet::search_index_words;
 use super::Store;
 
@@ -276,10 +277,7 @@ impl Store {
 
 /// The next batch's rows: sized so it takes about [`BATCH_TARGET`] at the last one's pace.
 fn next_batch(rows: i64, took: Duration) -> i64 {
-    let took = took.as_secs_f64().max(1e-4);
-    let scaled = rows as f64 * BATCH_TARGET.as_secs_f64() / took;
-    // At most doubling per batch, so one fast batch never makes the next one huge.
-    (scaled as i64).clamp(MIN_BATCH, (rows * 2).min(MAX_BATCH))
+    next_size(rows, took, BATCH_TARGET, MIN_BATCH, MAX_BATCH)
 }
 
 #[cfg(test)]
