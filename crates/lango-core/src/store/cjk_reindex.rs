@@ -74,10 +74,10 @@ const REQUEUE: [&str; 2] = [
 impl Store {
     /// Walks what is left of migration 0018's spans to the end: the messages with Chinese
     /// or Japanese queued for indexing anew, the notes' search rows spaced; how many rows it
-    /// took up. Nothing to do (every start after the walk) costs one read; a read-only
-    /// store leaves it for later.
+    /// took up. Nothing to do costs one read per open store (then it is remembered); a
+    /// read-only store leaves it for later.
     pub(crate) async fn requeue_unspaced_cjk(&self) -> StoreResult<u64> {
-        if self.inner.read_only {
+        if self.inner.read_only || self.inner.indexer.cjk_walk_done() {
             return Ok(0);
         }
         let left: i64 = sqlx::query_scalar("SELECT count(*) FROM cjk_reindex_scan")
@@ -85,6 +85,7 @@ impl Store {
             .await
             .map_err(|e| self.err(e))?;
         if left == 0 {
+            self.inner.indexer.set_cjk_walk_done();
             return Ok(0);
         }
         let mut queued = 0;
@@ -101,6 +102,7 @@ impl Store {
                 tokio::task::yield_now().await;
             }
         }
+        self.inner.indexer.set_cjk_walk_done();
         Ok(queued)
     }
 
@@ -127,7 +129,6 @@ impl Store {
             .await
             .map_err(|e| self.err(e))?;
         let rows: Vec<&(i64, String)> = rows.iter().filter(|(_, text)| has_cjk(text)).collect();
-        let ids: Vec<i64> = rows.iter().map(|(id, _)| *id).collect();
         if let Some(note) = table.note {
             for (rowid, text) in &rows {
                 sqlx::query(note.respace_rowid())
@@ -137,7 +138,8 @@ impl Store {
                     .await
                     .map_err(|e| self.err(e))?;
             }
-        } else if !ids.is_empty() {
+        } else if !rows.is_empty() {
+            let ids: Vec<i64> = rows.iter().map(|(id, _)| *id).collect();
             let json = serde_json::to_string(&ids).unwrap_or_else(|_| "[]".to_owned());
             for statement in REQUEUE {
                 sqlx::query(statement)

@@ -87,10 +87,8 @@ impl Store {
             observation.id = uuid::Uuid::new_v4().to_string();
         }
         observation.created_at = now_ms();
-        let session_id = self
-            .session_id(&*self.writer().await, &observation.session_key)
-            .await?;
         let mut tx = self.begin_write().await?;
+        let session_id = self.session_id(&mut *tx, &observation.session_key).await?;
         sqlx::query(
             "INSERT INTO observations (id, session_id, content, token_count, seq_start, seq_end, created_at)
              VALUES (?, ?, ?, ?, ?, ?, ?)",

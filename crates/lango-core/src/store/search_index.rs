@@ -10,6 +10,7 @@
 //! reports a large one as `unindexed` ([`Store::index_small_remainder`]).
 
 use std::collections::HashSet;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -88,6 +89,9 @@ const VERSION_INDEXED_ARCHIVE: [&str; 2] = [
 pub(crate) struct Indexer {
     wake: Arc<Notify>,
     stop: CancellationToken,
+    /// The upgrade's re-indexing walk (`store::cjk_reindex`) found nothing left: every later
+    /// search and batch skips asking the database again.
+    cjk_walk_done: AtomicBool,
 }
 
 impl Indexer {
@@ -105,6 +109,17 @@ impl Indexer {
     /// (legacy_results).
     pub(crate) fn stop_token(&self) -> CancellationToken {
         self.stop.clone()
+    }
+
+    /// Whether the upgrade's re-indexing walk is known to be done.
+    pub(crate) fn cjk_walk_done(&self) -> bool {
+        self.cjk_walk_done.load(Ordering::Relaxed)
+    }
+
+    /// The walk is done: nothing creates its work again in an open database (only a
+    /// migration does, at open).
+    pub(crate) fn set_cjk_walk_done(&self) {
+        self.cjk_walk_done.store(true, Ordering::Relaxed);
     }
 }
 
