@@ -24,7 +24,7 @@ use super::embedding::cosine;
 pub use super::knowledge_index::Candidate;
 use super::knowledge_index::KnowledgeIndex;
 use crate::agent::{roles, Content};
-use crate::store::{MemoryState, SearchHitKind, Store, StoreResult};
+use crate::store::{text_words, MemoryState, SearchHitKind, Store, StoreResult};
 use crate::tokens::TokenCounter;
 
 pub const KNOWLEDGE_HEADING: &str = "## Semantic Context (RAG)";
@@ -73,8 +73,8 @@ pub fn rag_query(contents: &[Content]) -> Option<&str> {
 /// three characters (or any non-ASCII word, e.g. CJK), at most [`MAX_KEYWORDS`].
 pub fn keywords(query: &str) -> Vec<String> {
     let mut seen = HashSet::new();
-    query
-        .split(|c: char| !c.is_alphanumeric())
+    // Split as the indexes split words: marks stay on their letters ("हिन्दी" is one word).
+    text_words(query)
         .map(str::to_lowercase)
         .filter(|w| w.chars().count() >= 3 || (!w.is_empty() && !w.is_ascii()))
         .filter(|w| !STOPWORDS.contains(&w.as_str()))

@@ -9,6 +9,8 @@
 
 use std::borrow::Cow;
 
+use super::marks::is_mark;
+
 /// Whether `c` is a Chinese character or Japanese kana: indexed as a word of its own.
 pub(crate) fn is_cjk(c: char) -> bool {
     matches!(c,
@@ -30,7 +32,8 @@ pub(crate) fn has_cjk(text: &str) -> bool {
 }
 
 /// `text` as the index holds it: a space between each Chinese or Japanese character and
-/// whatever touches it, so each is a word of its own; any other text unchanged.
+/// whatever touches it, so each is a word of its own (a combining mark stays on the
+/// character it follows); any other text unchanged.
 pub(crate) fn spaced(text: &str) -> Cow<'_, str> {
     if !has_cjk(text) {
         return Cow::Borrowed(text);
@@ -39,6 +42,11 @@ pub(crate) fn spaced(text: &str) -> Cow<'_, str> {
     let mut after_cjk = false;
     let mut after_space = true;
     for c in text.chars() {
+        if is_mark(c) {
+            out.push(c);
+            after_space = false;
+            continue;
+        }
         let cjk = is_cjk(c);
         if (cjk || after_cjk) && !after_space && !c.is_whitespace() {
             out.push(' ');

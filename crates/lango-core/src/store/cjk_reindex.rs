@@ -12,8 +12,8 @@
 
 use std::time::{Duration, Instant};
 
-use super::cjk::{has_cjk, spaced};
 use super::error::StoreResult;
+use super::index_form::{index_form, needs_index_form};
 use super::note_index::NoteTable;
 use super::pacing::next_size;
 use super::Store;
@@ -128,11 +128,14 @@ impl Store {
             .fetch_all(&mut *tx)
             .await
             .map_err(|e| self.err(e))?;
-        let rows: Vec<&(i64, String)> = rows.iter().filter(|(_, text)| has_cjk(text)).collect();
+        let rows: Vec<&(i64, String)> = rows
+            .iter()
+            .filter(|(_, text)| needs_index_form(text))
+            .collect();
         if let Some(note) = table.note {
             for (rowid, text) in &rows {
                 sqlx::query(note.respace_rowid())
-                    .bind(spaced(text).as_ref())
+                    .bind(index_form(text).as_ref())
                     .bind(rowid)
                     .execute(&mut *tx)
                     .await

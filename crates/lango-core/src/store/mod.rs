@@ -22,9 +22,11 @@ mod error;
 mod find;
 mod hot_path;
 mod imports;
+mod index_form;
 mod knowledge;
 mod knowledge_delta;
 mod legacy_results;
+mod marks;
 mod memory;
 mod memory_failures;
 mod memory_records;
@@ -81,6 +83,7 @@ pub use tool_results::{HEAD_BYTES, INLINE_RESULT_BYTES};
 pub use vectors::{Triple, VectorRow};
 pub use writable::folder_is_writable;
 
+pub(crate) use marks::words as text_words;
 pub(crate) use snippet::{
     fold, index_words, plain_snippet, term_frequencies, word_counts, SNIPPET_TOKENS,
 };

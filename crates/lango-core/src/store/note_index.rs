@@ -5,7 +5,7 @@
 
 use sqlx::sqlite::SqliteConnection;
 
-use super::cjk::{has_cjk, spaced};
+use super::index_form::{index_form, needs_index_form};
 
 /// Which notes' table, and its index's statement.
 #[derive(Debug, Clone, Copy)]
@@ -46,11 +46,11 @@ pub(super) async fn index_note(
     id: &str,
     content: &str,
 ) -> sqlx::Result<()> {
-    if !has_cjk(content) {
+    if !needs_index_form(content) {
         return Ok(());
     }
     sqlx::query(table.respace())
-        .bind(spaced(content).as_ref())
+        .bind(index_form(content).as_ref())
         .bind(id)
         .execute(conn)
         .await?;

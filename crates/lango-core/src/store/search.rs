@@ -17,12 +17,14 @@
 
 use rusqlite::{Connection, OptionalExtension};
 
-use super::cjk::has_cjk;
 use super::error::StoreResult;
+use super::marks::keep_marks;
 use super::models::{SearchHit, SearchHitKind, SearchResults};
 use super::plain_text::plain_text;
 use super::search_candidates::Blocks;
-use super::search_query::{query_terms, text_only, to_fts_query, to_fts_query_expanded};
+use super::search_query::{
+    is_one_word, query_terms, text_only, to_fts_query, to_fts_query_expanded,
+};
 use super::search_rank::CandidateRow;
 use super::snippet::{marked_snippet, QueryTerms};
 use super::Store;
@@ -71,8 +73,8 @@ struct SessionRow {
 struct Plan {
     /// The FTS5 query of what was typed (the last word a prefix).
     fts: String,
-    /// What was typed and its last word folded, when that word is expanded into the indexed
-    /// words it begins.
+    /// What was typed and its last word folded, in the index's form (marks kept,
+    /// `store::marks`), when that word is expanded into the indexed words it begins.
     expand: Option<(String, String)>,
     session_key: Option<String>,
     limit: usize,
@@ -110,8 +112,8 @@ impl Store {
         // with Chinese or Japanese is several).
         let typed = query.split_whitespace().last().unwrap_or_default();
         let expand = match &terms.prefix {
-            Some(prefix) if typed.chars().all(char::is_alphanumeric) && !has_cjk(typed) => {
-                Some((query.to_owned(), prefix.clone()))
+            Some(prefix) if is_one_word(typed) => {
+                Some((query.to_owned(), keep_marks(prefix).into_owned()))
             }
             _ => None,
         };

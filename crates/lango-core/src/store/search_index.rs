@@ -17,8 +17,8 @@ use std::time::{Duration, Instant};
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
-use super::cjk::{has_cjk, spaced};
 use super::error::StoreResult;
+use super::index_form::{index_form, needs_index_form};
 use super::pacing::next_size;
 use super::snippet::search_index_words;
 use super::Store;
@@ -216,9 +216,9 @@ impl Store {
         let mut cjk_rows = Vec::new();
         for (id, text, session) in &rows {
             search_index_words(text, &mut words);
-            if has_cjk(text) {
+            if needs_index_form(text) {
                 cjk_ids.push(*id);
-                cjk_rows.push(serde_json::json!([id, spaced(text), session]));
+                cjk_rows.push(serde_json::json!([id, index_form(text), session]));
             }
         }
         sqlx::query(INDEX_QUEUED)

@@ -2,19 +2,26 @@
 //! `store::search` matches with: every word quoted (never a syntax error), all of them
 //! required, the last one a prefix while it is being typed so results appear at once.
 
-use super::cjk::{has_cjk, is_cjk, spaced};
-use super::snippet::{fold, QueryTerms};
+use super::cjk::is_cjk;
+use super::index_form::{index_form, needs_index_form};
+use super::marks::{is_mark, word_ranges};
+use super::snippet::{search_words, QueryTerms};
 
 /// Whether the input ends inside a word (trailing spaces aside: the search box trims them),
 /// which is then the word being typed: "c++", "C#" or "what?" end with a finished word,
-/// and "c++" as a prefix would match every word starting with "c" (the index keeps letters
-/// and digits only, as `char::is_alphanumeric` does).
+/// and "c++" as a prefix would match every word starting with "c" (the index keeps letters,
+/// digits and the marks on them only, `store::marks`).
 pub(super) fn ends_in_a_word(input: &str) -> bool {
-    input
-        .trim_end()
-        .chars()
+    let input = input.trim_end();
+    word_ranges(input)
         .last()
-        .is_some_and(char::is_alphanumeric)
+        .is_some_and(|(_, end)| end == input.len())
+}
+
+/// Whether `word` is one word as the index splits words (no Chinese or Japanese, which is
+/// a word per character): the word being typed is then expanded into the words it begins.
+pub(super) fn is_one_word(word: &str) -> bool {
+    !word.chars().any(is_cjk) && word_ranges(word).eq([(0, word.len())])
 }
 
 /// Turns what a user typed into an FTS5 query that cannot be a syntax error: every word is
@@ -37,14 +44,14 @@ pub(super) fn to_fts_query(input: &str) -> Option<String> {
 /// Whether the input ends in a word being typed, the one a prefix: [`ends_in_a_word`], and
 /// not a Chinese or Japanese character (each is a whole word in the index).
 fn typing_a_word(input: &str) -> bool {
-    ends_in_a_word(input) && !input.trim_end().ends_with(is_cjk)
+    ends_in_a_word(input) && !input.trim_end().trim_end_matches(is_mark).ends_with(is_cjk)
 }
 
-/// A typed word as an FTS5 phrase: quoted (quotes doubled, so never syntax), Chinese and
-/// Japanese characters spaced as the index holds them (`store::cjk`), so a run of them is
-/// found inside a longer one.
+/// A typed word as an FTS5 phrase: quoted (quotes doubled, so never syntax), in the form the
+/// index holds it (`store::index_form`): Chinese and Japanese characters spaced, so a run of
+/// them is found inside a longer one, and the marks inside words kept.
 fn quoted(word: &str) -> String {
-    format!("\"{}\"", spaced(word).replace('"', "\"\""))
+    format!("\"{}\"", index_form(word).replace('"', "\"\""))
 }
 
 /// [`to_fts_query`] with the last word replaced by any of `words` (whole words): the word
@@ -59,15 +66,15 @@ pub(super) fn to_fts_query_expanded(input: &str, words: &[String]) -> Option<Str
     Some(parts.join(" AND "))
 }
 
-/// An FTS5 query matching ANY of the words (each quoted, so none is syntax). A word with
-/// Chinese or Japanese is looked for spaced, as the indexes hold it (`store::cjk`), and as
-/// written, as rows indexed before the upgrade's walk reached them still hold it
-/// (`store::cjk_reindex`). None when no word is left.
+/// An FTS5 query matching ANY of the words (each quoted, so none is syntax). A word the
+/// indexes hold in another form (Chinese or Japanese spaced, marks kept: `store::index_form`)
+/// is looked for in that form and as written, as rows indexed before the upgrade's walk
+/// reached them still hold it (`store::cjk_reindex`). None when no word is left.
 pub(crate) fn to_fts_any_query(words: &[String]) -> Option<String> {
     let mut phrases: Vec<String> = Vec::new();
     for word in words.iter().map(|w| w.trim()).filter(|w| !w.is_empty()) {
         phrases.push(format!("\"{}\"", word.replace('"', "\"\"")));
-        if has_cjk(word) {
+        if needs_index_form(word) {
             phrases.push(quoted(word));
         }
     }
@@ -83,12 +90,8 @@ pub(crate) fn text_only(fts: &str) -> String {
 /// What a user typed, as the terms ranking and snippets match: every word's tokens (as the
 /// index tokenizes them), the last token a prefix while it is being typed.
 pub(super) fn query_terms(input: &str) -> QueryTerms {
-    // Spaced, each Chinese or Japanese character is a word of its own, as in the index.
-    let mut words: Vec<String> = spaced(input)
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .map(fold)
-        .collect();
+    // Each Chinese or Japanese character is a word of its own, as in the index.
+    let mut words = search_words(input);
     let prefix = if typing_a_word(input) {
         words.pop()
     } else {

@@ -11,6 +11,7 @@
 use unicode_normalization::UnicodeNormalization;
 
 use super::cjk::is_cjk;
+use super::marks::{is_mark, is_word_char, keep_marks};
 
 /// Tokens per snippet (what the SQL searches pass to `snippet()`).
 pub(crate) const SNIPPET_TOKENS: usize = 12;
@@ -68,7 +69,8 @@ fn word_index(token: &str, words: &[String]) -> Option<usize> {
     }
 }
 
-/// Splits like FTS5's `unicode61` tokenizer (runs of letters and digits) and compares with
+/// Splits like FTS5's `unicode61` tokenizer (runs of letters and digits, with the marks on
+/// them as the indexes keep them) and compares with
 /// `words` (folded) ignoring case and diacritics.
 fn tokens(text: &str, words: &[String]) -> Vec<Token> {
     tokens_matching(text, &|t| word_index(t, words))
@@ -86,7 +88,8 @@ fn search_tokens(text: &str, matcher: &dyn Fn(&str) -> Option<usize>) -> Vec<Tok
     split_tokens(text, matcher, true)
 }
 
-/// Runs of letters and digits, each [`is_cjk`] character apart when `cjk_apart`.
+/// Runs of letters and digits with the marks on them (`store::marks`), each [`is_cjk`]
+/// character (with its marks) apart when `cjk_apart`.
 fn split_tokens(
     text: &str,
     matcher: &dyn Fn(&str) -> Option<usize>,
@@ -94,6 +97,8 @@ fn split_tokens(
 ) -> Vec<Token> {
     let mut out = Vec::new();
     let mut start = None;
+    // The open token is one such character: anything but a mark ends it.
+    let mut single = false;
     let push = |s: usize, e: usize, out: &mut Vec<Token>| {
         out.push(Token {
             start: s,
@@ -102,20 +107,20 @@ fn split_tokens(
         });
     };
     for (i, c) in text.char_indices() {
-        if cjk_apart && is_cjk(c) {
+        let apart = cjk_apart && is_cjk(c);
+        if apart || (single && !is_mark(c)) {
             if let Some(s) = start.take() {
                 push(s, i, &mut out);
             }
-            push(i, i + c.len_utf8(), &mut out);
-            continue;
+            single = false;
         }
-        match (c.is_alphanumeric(), start) {
-            (true, None) => start = Some(i),
-            (false, Some(s)) => {
-                push(s, i, &mut out);
-                start = None;
-            }
-            _ => {}
+        if apart {
+            start = Some(i);
+            single = true;
+        } else if is_word_char(c, start.is_some()) {
+            start.get_or_insert(i);
+        } else if let Some(s) = start.take() {
+            push(s, i, &mut out);
         }
     }
     if let Some(s) = start {
@@ -187,12 +192,22 @@ pub(crate) fn index_words(text: &str, words: &mut std::collections::HashSet<Stri
 }
 
 /// The words of `text` as the messages' search index holds them (folded, each Chinese or
-/// Japanese character apart: "学习Rust" holds "rust"), into `words`: what the word being
-/// typed expands into (migration 0009).
+/// Japanese character apart: "学习Rust" holds "rust"; marks as their stand-ins,
+/// `store::marks`), into `words`: what the word being typed expands into (migration 0009).
 pub(crate) fn search_index_words(text: &str, words: &mut std::collections::HashSet<String>) {
     for t in search_tokens(text, &|_| None) {
-        words.insert(fold(&text[t.start..t.end]));
+        let word = fold(&text[t.start..t.end]);
+        words.insert(keep_marks(&word).into_owned());
     }
+}
+
+/// The words of `text` as the messages' search index splits it (each Chinese or Japanese
+/// character apart), folded but as written: what ranking and snippets compare.
+pub(crate) fn search_words(text: &str) -> Vec<String> {
+    search_tokens(text, &|_| None)
+        .iter()
+        .map(|t| fold(&text[t.start..t.end]))
+        .collect()
 }
 
 /// What a user's search matches in a text, for ranking and snippets in Rust: whole `words`

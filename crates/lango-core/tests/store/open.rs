@@ -353,6 +353,52 @@ async fn upgrading_indexes_chinese_and_japanese_messages_again_with_their_charac
 }
 
 #[tokio::test]
+async fn upgrading_indexes_hindi_messages_and_notes_again_with_their_vowels() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("lango.db");
+    {
+        let pool = raw_pool(&path).await;
+        MIGRATOR.run_to(18, &pool).await.unwrap();
+        insert_old_conversation(
+            &pool,
+            "s",
+            "S",
+            &[
+                (1, "user", "ठंडा पानी पीजिए"),
+                (2, "assistant", "मुझे चाय पीना है"),
+                (3, "user", "plain English — with a dash"),
+            ],
+        )
+        .await;
+        // Indexed as before: each word as its consonants (the note by its trigger).
+        for sql in [
+            "INSERT INTO message_fts (rowid, text, session_id) SELECT id, content, session_id FROM messages",
+            "DELETE FROM message_fts_pending",
+            "INSERT INTO observations (id, session_id, content, seq_start, seq_end, created_at) \
+             VALUES ('o1', 1, 'उपयोगकर्ता पीना पसंद करता है', 1, 2, 1)",
+        ] {
+            sqlx::query(sql).execute(&pool).await.unwrap();
+        }
+        pool.close().await;
+    }
+
+    let store = Store::open(&path).await.unwrap();
+    for (query, snippets) in [
+        ("पानी", vec!["ठंडा [पानी] पीजिए"]),
+        (
+            "पीना",
+            vec!["उपयोगकर्ता [पीना] पसंद करता है", "मुझे चाय [पीना] है"],
+        ),
+        ("dash", vec!["plain English — with a [dash]"]),
+    ] {
+        let page = store.search_page(query, None, 10, 0).await.unwrap();
+        let mut found: Vec<&str> = page.hits.iter().map(|h| h.snippet.as_str()).collect();
+        found.sort_unstable();
+        assert_eq!((found, page.unindexed), (snippets, 0), "{query}");
+    }
+}
+
+#[tokio::test]
 async fn upgrading_to_session_scoped_search_keeps_indexed_and_queued_rows_searchable() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("lango.db");

@@ -320,6 +320,50 @@ async fn chinese_and_japanese_words_are_found_inside_a_run_of_characters() {
 }
 
 #[tokio::test]
+async fn hindi_and_tamil_words_keep_their_vowels_so_water_is_not_found_as_to_drink() {
+    let (_d, store) = temp_store().await;
+    store.create_session("s", "").await.unwrap();
+    for text in [
+        "ठंडा पानी पीजिए",
+        "मुझे चाय पीना है",
+        "मुझे हिन्दी में खोज चाहिए",
+        "आज का दिन अच्छा है",
+        "दान करना अच्छा है",
+        "தமிழ் மொழி அழகானது",
+    ] {
+        store
+            .append_message("s", NewMessage::new("user", text))
+            .await
+            .unwrap();
+    }
+    for (query, snippets) in [
+        // पानी (water) and पीना (to drink) share their consonants, not their vowels.
+        ("पानी", vec!["ठंडा [पानी] पीजिए"]),
+        ("पीना", vec!["मुझे चाय [पीना] है"]),
+        ("दिन", vec!["आज का [दिन] अच्छा है"]),
+        // A word with a virama is one word, marked whole, also while typed.
+        ("हिन्दी", vec!["मुझे [हिन्दी] में खोज चाहिए"]),
+        ("हिन्", vec!["मुझे [हिन्दी] में खोज चाहिए"]),
+        ("மொழி", vec!["தமிழ் [மொழி] அழகானது"]),
+        ("தமிழ்", vec!["[தமிழ்] மொழி அழகானது"]),
+    ] {
+        let hits = store.search_page(query, None, 10, 0).await.unwrap().hits;
+        let found: Vec<&str> = hits.iter().map(|h| h.snippet.as_str()).collect();
+        assert_eq!(found, snippets, "{query}");
+    }
+
+    // Memory notes alike, and memory's retrieval tells the words apart too.
+    crate::memory::save_obs(&store, "s", "उपयोगकर्ता को ठंडा पानी पसंद है").await;
+    let hits = store.search_page("पानी", None, 10, 0).await.unwrap().hits;
+    assert_eq!(hits.len(), 2, "the message and the note: {hits:?}");
+    let found = lango_core::memory::knowledge::bm25_candidates(&store, "s", "पीना")
+        .await
+        .unwrap();
+    let texts: Vec<&str> = found.iter().map(|c| c.content.as_str()).collect();
+    assert_eq!(texts, ["मुझे चाय पीना है"]);
+}
+
+#[tokio::test]
 async fn a_send_is_not_held_behind_indexing_a_long_queue() {
     let (_d, store) = temp_store().await;
     queue_rows(&store, "import", 30_000, "dugong").await;

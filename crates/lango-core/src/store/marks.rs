@@ -1,0 +1,133 @@
+//! Combining marks inside words in the search indexes. Hindi, Bengali, Tamil, Thai and most
+//! scripts of South and Southeast Asia write vowels as marks on a consonant ("हिन्दी": ह ि न ्
+//! द ी), and FTS5's `unicode61` tokenizer counts letters, digits and private-use characters
+//! as parts of a word, not marks (only the Latin accents U+0300–U+036F, which it folds
+//! away): every such word was indexed as its consonants alone, so "पानी" (water) found
+//! "पीना" (to drink) and "दिन" (day) found "दान". So the indexes hold each mark that
+//! continues a word as a private-use character of its own ([`mark_kept`]): the word stays
+//! whole and different vowels stay different words. A search's words go through the same
+//! mapping ([`keep_marks`]); snippets and ranking read the text as written and split it
+//! with the same rule ([`words`]).
+//!
+//! Owns only text; `store::index_form` applies it.
+
+use std::borrow::Cow;
+
+use unicode_normalization::char::is_combining_mark;
+
+/// Whether `c` is a combining mark (general category M): part of the word it follows.
+pub(crate) fn is_mark(c: char) -> bool {
+    !c.is_ascii() && is_combining_mark(c)
+}
+
+/// Whether `c` starts or continues a word: a letter or digit, or a mark inside a word.
+pub(crate) fn is_word_char(c: char, in_word: bool) -> bool {
+    if is_mark(c) {
+        in_word
+    } else {
+        c.is_alphanumeric()
+    }
+}
+
+/// The words of `text`: runs of letters and digits with the marks on them, as the indexes
+/// hold them.
+pub(crate) fn words(text: &str) -> impl Iterator<Item = &str> {
+    word_ranges(text).map(move |(s, e)| &text[s..e])
+}
+
+/// The byte ranges of [`words`].
+pub(crate) fn word_ranges(text: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
+    let mut chars = text.char_indices();
+    std::iter::from_fn(move || {
+        let mut start = None;
+        for (i, c) in chars.by_ref() {
+            if is_word_char(c, start.is_some()) {
+                start.get_or_insert(i);
+            } else if let Some(s) = start {
+                return Some((s, i));
+            }
+        }
+        start.map(|s| (s, text.len()))
+    })
+}
+
+/// Whether `text` holds a mark inside a word that the index must hold as a word's part.
+pub(crate) fn has_kept_marks(text: &str) -> bool {
+    if text.is_ascii() {
+        return false;
+    }
+    let mut in_word = false;
+    for c in text.chars() {
+        if is_mark(c) && in_word && mark_kept(c).is_some() {
+            return true;
+        }
+        in_word = is_word_char(c, in_word);
+    }
+    false
+}
+
+/// `text` with every mark inside a word as its private-use stand-in ([`mark_kept`]); any
+/// other text unchanged.
+pub(crate) fn keep_marks(text: &str) -> Cow<'_, str> {
+    if !has_kept_marks(text) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + text.len() / 4);
+    let mut in_word = false;
+    for c in text.chars() {
+        let kept = (in_word && is_mark(c)).then(|| mark_kept(c)).flatten();
+        out.push(kept.unwrap_or(c));
+        in_word = is_word_char(c, in_word);
+    }
+    Cow::Owned(out)
+}
+
+/// The private-use character (which `unicode61` counts as part of a word) the index holds
+/// mark `c` as; None for the Latin accents, which `unicode61` keeps in a word and folds
+/// away itself, and the variation selectors (they choose a glyph: emoji, CJK variants).
+/// Planes 0 and 1 hold every other mark: each maps to a character of its own in the
+/// supplementary private-use planes 15 and 16.
+fn mark_kept(c: char) -> Option<char> {
+    let code = c as u32;
+    match code {
+        0x0300..=0x036F | 0xFE00..=0xFE0F | 0xE0100..=0xE01EF => None,
+        0..=0xFFFF => char::from_u32(0xF_0000 + code),
+        0x1_0000..=0x1_FFFD => char::from_u32(0x10_0000 + (code - 0x1_0000)),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_word_keeps_its_vowel_marks_and_a_virama() {
+        assert_eq!(
+            words("मुझे हिन्दी में, please").collect::<Vec<_>>(),
+            ["मुझे", "हिन्दी", "में", "please"]
+        );
+        assert_eq!(words("தமிழ் மொழி").collect::<Vec<_>>(), ["தமிழ்", "மொழி"]);
+        // A mark after a space or a symbol is no word.
+        assert_eq!(words("a \u{94d} b").collect::<Vec<_>>(), ["a", "b"]);
+    }
+
+    #[test]
+    fn marks_inside_words_become_their_stand_ins_and_other_text_is_kept() {
+        let kept = keep_marks("पानी पीना");
+        assert_eq!(kept.chars().count(), "पानी पीना".chars().count());
+        assert!(!kept.chars().any(is_mark));
+        assert_ne!(keep_marks("पानी"), keep_marks("पीना"));
+        assert!(matches!(
+            keep_marks("café naïve résumé 한국어 编程"),
+            Cow::Borrowed(_)
+        ));
+        // Decomposed Latin accents stay: unicode61 folds them itself.
+        assert!(matches!(keep_marks("cafe\u{301}"), Cow::Borrowed(_)));
+        // An emoji's variation selector is no mark of a word.
+        assert!(matches!(
+            keep_marks("I \u{2764}\u{fe0f} it"),
+            Cow::Borrowed(_)
+        ));
+    }
+}
