@@ -1,11 +1,14 @@
 -- FTS5's unicode61 tokenizer counts letters, digits and private-use characters as parts of
 -- a word but not combining marks (save the Latin accents, which it folds away): Hindi,
--- Bengali, Tamil, Thai and the other scripts that write vowels as marks were indexed as
--- their consonants alone, so "पानी" (water) found "पीना" (to drink). Messages and notes are
--- now indexed with each mark inside a word as a private-use character (`store::marks`,
--- `store::index_form`). Those indexed before are indexed anew by the walk of migration 0018
--- (`store::cjk_reindex`), started again here over every table, which now also takes up the
--- texts with such marks; a walk still under way starts over.
+-- Bengali, Tamil and the other scripts that write vowels as marks were indexed as their
+-- consonants alone, so "पानी" (water) found "पीना" (to drink). Messages and notes are now
+-- indexed with each mark inside a word as a private-use character (`store::marks`); and
+-- Thai, Lao, Khmer and Burmese, written without spaces, with each letter spaced apart (its
+-- marks on it) as Chinese and Japanese are since 0018 (`store::unspaced`), so "ภาษาไทย" is
+-- found inside "ฉันชอบภาษาไทยมาก" (`store::index_form`). Those indexed before are indexed
+-- anew by the walk of migration 0018 (`store::reindex_walk`), started again here over every
+-- table, which now takes up every text the index holds in another form; a walk still under
+-- way starts over.
 INSERT OR REPLACE INTO cjk_reindex_scan (tbl, next_id, end_id)
     SELECT 'messages', 0, max(id) FROM messages HAVING max(id) IS NOT NULL;
 INSERT OR REPLACE INTO cjk_reindex_scan (tbl, next_id, end_id)

@@ -1,25 +1,28 @@
-//! A text as the search indexes hold it: Chinese and Japanese characters spaced apart
-//! (`store::cjk`) and the marks inside words as their stand-ins (`store::marks`). Messages
-//! and notes are indexed in this form, and a search's words are looked for in it.
+//! A text as the search indexes hold it: Chinese, Japanese, Thai, Lao, Khmer and Burmese
+//! characters spaced apart (`store::unspaced`) and the marks inside words as their
+//! stand-ins (`store::marks`). Messages and notes are indexed in this form, and a search's
+//! words are looked for in it.
 //!
-//! Owns only text; `store::search_index`, `store::note_index`, `store::cjk_reindex` and
+//! Owns only text; `store::search_index`, `store::note_index`, `store::reindex_walk` and
 //! `store::search_query` use it.
 
 use std::borrow::Cow;
 
-use super::cjk::{has_cjk, spaced};
 use super::marks::{has_kept_marks, keep_marks};
+use super::unspaced::{has_set_apart, spaced};
 
 /// Whether the index holds `text` other than as written.
 pub(crate) fn needs_index_form(text: &str) -> bool {
     // ASCII, the common case, is ruled out a word at a time.
-    !text.is_ascii() && (has_cjk(text) || has_kept_marks(text))
+    !text.is_ascii() && (has_set_apart(text) || has_kept_marks(text))
 }
 
 /// `text` as the indexes hold it.
 pub(crate) fn index_form(text: &str) -> Cow<'_, str> {
     match spaced(text) {
         Cow::Borrowed(text) => keep_marks(text),
+        // Spaced Chinese seldom has marks: kept without a second copy.
+        Cow::Owned(spaced) if !has_kept_marks(&spaced) => Cow::Owned(spaced),
         Cow::Owned(spaced) => Cow::Owned(keep_marks(&spaced).into_owned()),
     }
 }

@@ -17,7 +17,10 @@ use unicode_normalization::char::is_combining_mark;
 
 /// Whether `c` is a combining mark (general category M): part of the word it follows.
 pub(crate) fn is_mark(c: char) -> bool {
-    !c.is_ascii() && is_combining_mark(c)
+    // The first marks are the Latin accents at U+0300; none among Chinese and Korean.
+    c >= '\u{300}'
+        && !matches!(c, '\u{3400}'..='\u{4DBF}' | '\u{4E00}'..='\u{9FFF}' | '\u{AC00}'..='\u{D7A3}')
+        && is_combining_mark(c)
 }
 
 /// Whether `c` starts or continues a word: a letter or digit, or a mark inside a word.
@@ -53,7 +56,8 @@ pub(crate) fn word_ranges(text: &str) -> impl Iterator<Item = (usize, usize)> + 
 
 /// Whether `text` holds a mark inside a word that the index must hold as a word's part.
 pub(crate) fn has_kept_marks(text: &str) -> bool {
-    if text.is_ascii() {
+    // Most texts have no such mark at all: ruled out without classifying every letter.
+    if text.is_ascii() || !text.chars().any(|c| is_mark(c) && mark_kept(c).is_some()) {
         return false;
     }
     let mut in_word = false;

@@ -15,8 +15,6 @@
 //! dedicated read connection (`hot_path`) — and, thanks to WAL, never wait for a writer.
 
 mod attachments;
-mod cjk;
-mod cjk_reindex;
 mod compaction;
 mod error;
 mod find;
@@ -39,6 +37,7 @@ mod pacing;
 mod plain_text;
 mod read_only;
 pub mod recovery;
+mod reindex_walk;
 mod replies;
 mod rewind;
 mod search;
@@ -51,6 +50,7 @@ mod side_file;
 mod snippet;
 mod state;
 mod tool_results;
+mod unspaced;
 mod vectors;
 mod writable;
 mod write_tx;

@@ -1,5 +1,5 @@
-//! The memory notes' search rows with Chinese or Japanese spaced as the messages' are
-//! (`store::cjk`). Triggers index an observation or reflection as written (migration 0002);
+//! The memory notes' search rows in the form the messages' are indexed in
+//! (`store::index_form`: Chinese or Thai spaced, marks inside words kept). Triggers index an observation or reflection as written (migration 0002);
 //! SQL cannot space it, so each write of a note with such characters sets its row's text
 //! here, in the same transaction.
 
@@ -39,7 +39,7 @@ impl NoteTable {
 }
 
 /// After note `id` of `table` was written with `content`: its search row spaced, when it
-/// holds Chinese or Japanese (else the trigger's row is already what the index needs).
+/// needs that form (else the trigger's row is already what the index needs).
 pub(super) async fn index_note(
     conn: &mut SqliteConnection,
     table: NoteTable,

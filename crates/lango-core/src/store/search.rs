@@ -109,7 +109,7 @@ impl Store {
         };
         let terms = query_terms(query);
         // The last word is expanded when it is one token (as the index splits words; a word
-        // with Chinese or Japanese is several).
+        // with Chinese, Japanese or Thai is several).
         let typed = query.split_whitespace().last().unwrap_or_default();
         let expand = match &terms.prefix {
             Some(prefix) if is_one_word(typed) => {

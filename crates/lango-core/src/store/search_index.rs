@@ -36,7 +36,7 @@ const SMALL_REMAINDER: i64 = 2000;
 
 /// Indexes the queued messages with ids up to `?1` from wherever each lives now (a queued row
 /// may have been archived since; it is never in both tables at once), but those in `?2` (a
-/// JSON array of ids): the ones with Chinese or Japanese, indexed spaced by [`INDEX_ROWS`].
+/// JSON array of ids): the ones the index holds in another form, indexed by [`INDEX_ROWS`].
 ///
 /// Here and below, `CROSS JOIN` keeps SQLite's join order: the short queue outside, each
 /// row looked up by id. Left to the planner, a batch of a few rows walked every message
@@ -52,7 +52,7 @@ INSERT INTO message_fts (rowid, text, session_id)
        AND p.id NOT IN (SELECT value FROM json_each(?2))";
 
 /// The queued messages with ids up to `?1` (as [`INDEX_QUEUED`]): id, text and session, for
-/// their words ([`QUEUED_TERMS`]) and to find those with Chinese or Japanese.
+/// their words ([`QUEUED_TERMS`]) and to find those the index holds in another form.
 const QUEUED_ROWS: &str = "
 SELECT m.id, m.content, m.session_id FROM message_fts_pending p CROSS JOIN messages m ON m.id = p.id
  WHERE p.id <= ?1 AND m.content <> '' AND m.kind = 'message'
@@ -60,8 +60,9 @@ UNION ALL
 SELECT a.id, a.content, a.session_id FROM message_fts_pending p CROSS JOIN archived_messages a ON a.id = p.id
  WHERE p.id <= ?1 AND a.content <> '' AND a.kind = 'message'";
 
-/// Indexes rows given as a JSON array of `[id, text, session id]`: the rows with Chinese or
-/// Japanese, their text spaced apart (`store::cjk`), which SQL cannot do.
+/// Indexes rows given as a JSON array of `[id, text, session id]`: the rows the index holds
+/// in another form (`store::index_form`: Chinese or Thai spaced, marks kept), which SQL
+/// cannot make.
 const INDEX_ROWS: &str = "
 INSERT INTO message_fts (rowid, text, session_id)
     SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]')
@@ -89,9 +90,9 @@ const VERSION_INDEXED_ARCHIVE: [&str; 2] = [
 pub(crate) struct Indexer {
     wake: Arc<Notify>,
     stop: CancellationToken,
-    /// The upgrade's re-indexing walk (`store::cjk_reindex`) found nothing left: every later
+    /// The upgrade's re-indexing walk (`store::reindex_walk`) found nothing left: every later
     /// search and batch skips asking the database again.
-    cjk_walk_done: AtomicBool,
+    reindex_walk_done: AtomicBool,
 }
 
 impl Indexer {
@@ -112,14 +113,14 @@ impl Indexer {
     }
 
     /// Whether the upgrade's re-indexing walk is known to be done.
-    pub(crate) fn cjk_walk_done(&self) -> bool {
-        self.cjk_walk_done.load(Ordering::Relaxed)
+    pub(crate) fn reindex_walk_done(&self) -> bool {
+        self.reindex_walk_done.load(Ordering::Relaxed)
     }
 
     /// The walk is done: nothing creates its work again in an open database (only a
     /// migration does, at open).
-    pub(crate) fn set_cjk_walk_done(&self) {
-        self.cjk_walk_done.store(true, Ordering::Relaxed);
+    pub(crate) fn set_reindex_walk_done(&self) {
+        self.reindex_walk_done.store(true, Ordering::Relaxed);
     }
 }
 
@@ -135,8 +136,8 @@ impl Store {
 
     /// [`Store::index_pending_messages`], ending between batches once `stop` is cancelled.
     async fn index_queue(&self, stop: Option<&CancellationToken>) -> StoreResult<u64> {
-        // Messages an upgrade left to index anew are queued first (`store::cjk_reindex`).
-        self.requeue_unspaced_cjk().await?;
+        // Messages an upgrade left to index anew are queued first (`store::reindex_walk`).
+        self.requeue_for_index_form().await?;
         let queued: bool = sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM message_fts_pending)")
             .fetch_one(self.reader())
             .await
@@ -175,7 +176,7 @@ impl Store {
     /// returns how many are still queued (a long queue — an import, a database from before
     /// the background indexing — is left to the background task and reported).
     pub(crate) async fn index_small_remainder(&self) -> StoreResult<u64> {
-        self.requeue_unspaced_cjk().await?;
+        self.requeue_for_index_form().await?;
         let queued: i64 =
             sqlx::query_scalar("SELECT count(*) FROM (SELECT 1 FROM message_fts_pending LIMIT ?)")
                 .bind(SMALL_REMAINDER + 1)
@@ -212,24 +213,24 @@ impl Store {
             .await
             .map_err(|e| self.err(e))?;
         let mut words = HashSet::new();
-        let mut cjk_ids = Vec::new();
-        let mut cjk_rows = Vec::new();
+        let mut formed_ids = Vec::new();
+        let mut formed_rows = Vec::new();
         for (id, text, session) in &rows {
             search_index_words(text, &mut words);
             if needs_index_form(text) {
-                cjk_ids.push(*id);
-                cjk_rows.push(serde_json::json!([id, index_form(text), session]));
+                formed_ids.push(*id);
+                formed_rows.push(serde_json::json!([id, index_form(text), session]));
             }
         }
         sqlx::query(INDEX_QUEUED)
             .bind(last)
-            .bind(serde_json::to_string(&cjk_ids).unwrap_or_else(|_| "[]".to_owned()))
+            .bind(serde_json::to_string(&formed_ids).unwrap_or_else(|_| "[]".to_owned()))
             .execute(&mut *tx)
             .await
             .map_err(|e| self.err(e))?;
-        if !cjk_rows.is_empty() {
+        if !formed_rows.is_empty() {
             sqlx::query(INDEX_ROWS)
-                .bind(serde_json::Value::Array(cjk_rows).to_string())
+                .bind(serde_json::Value::Array(formed_rows).to_string())
                 .execute(&mut *tx)
                 .await
                 .map_err(|e| self.err(e))?;

@@ -2,10 +2,10 @@
 //! `store::search` matches with: every word quoted (never a syntax error), all of them
 //! required, the last one a prefix while it is being typed so results appear at once.
 
-use super::cjk::is_cjk;
 use super::index_form::{index_form, needs_index_form};
 use super::marks::{is_mark, word_ranges};
 use super::snippet::{search_words, QueryTerms};
+use super::unspaced::{is_cjk, is_set_apart};
 
 /// Whether the input ends inside a word (trailing spaces aside: the search box trims them),
 /// which is then the word being typed: "c++", "C#" or "what?" end with a finished word,
@@ -18,10 +18,10 @@ pub(super) fn ends_in_a_word(input: &str) -> bool {
         .is_some_and(|(_, end)| end == input.len())
 }
 
-/// Whether `word` is one word as the index splits words (no Chinese or Japanese, which is
+/// Whether `word` is one word as the index splits words (no Chinese, Japanese or Thai, a
 /// a word per character): the word being typed is then expanded into the words it begins.
 pub(super) fn is_one_word(word: &str) -> bool {
-    !word.chars().any(is_cjk) && word_ranges(word).eq([(0, word.len())])
+    !word.chars().any(is_set_apart) && word_ranges(word).eq([(0, word.len())])
 }
 
 /// Turns what a user typed into an FTS5 query that cannot be a syntax error: every word is
@@ -48,7 +48,7 @@ fn typing_a_word(input: &str) -> bool {
 }
 
 /// A typed word as an FTS5 phrase: quoted (quotes doubled, so never syntax), in the form the
-/// index holds it (`store::index_form`): Chinese and Japanese characters spaced, so a run of
+/// index holds it (`store::index_form`): Chinese, Japanese or Thai characters spaced, so a run of
 /// them is found inside a longer one, and the marks inside words kept.
 fn quoted(word: &str) -> String {
     format!("\"{}\"", index_form(word).replace('"', "\"\""))
@@ -67,9 +67,9 @@ pub(super) fn to_fts_query_expanded(input: &str, words: &[String]) -> Option<Str
 }
 
 /// An FTS5 query matching ANY of the words (each quoted, so none is syntax). A word the
-/// indexes hold in another form (Chinese or Japanese spaced, marks kept: `store::index_form`)
+/// indexes hold in another form (Chinese or Thai spaced, marks kept: `store::index_form`)
 /// is looked for in that form and as written, as rows indexed before the upgrade's walk
-/// reached them still hold it (`store::cjk_reindex`). None when no word is left.
+/// reached them still hold it (`store::reindex_walk`). None when no word is left.
 pub(crate) fn to_fts_any_query(words: &[String]) -> Option<String> {
     let mut phrases: Vec<String> = Vec::new();
     for word in words.iter().map(|w| w.trim()).filter(|w| !w.is_empty()) {
@@ -88,16 +88,29 @@ pub(crate) fn text_only(fts: &str) -> String {
 }
 
 /// What a user typed, as the terms ranking and snippets match: every word's tokens (as the
-/// index tokenizes them), the last token a prefix while it is being typed.
+/// index tokenizes them), the last token a prefix while it is being typed, and which tokens
+/// each typed word holds (a word of several must match in a row).
 pub(super) fn query_terms(input: &str) -> QueryTerms {
-    // Each Chinese or Japanese character is a word of its own, as in the index.
-    let mut words = search_words(input);
+    let mut words = Vec::new();
+    let mut phrases = Vec::new();
+    for typed in input.split_whitespace() {
+        // Each Chinese, Japanese or Thai character is a word of its own, as in the index.
+        let start = words.len();
+        words.extend(search_words(typed));
+        if words.len() > start {
+            phrases.push(start..words.len());
+        }
+    }
     let prefix = if typing_a_word(input) {
         words.pop()
     } else {
         None
     };
-    QueryTerms { words, prefix }
+    QueryTerms {
+        words,
+        prefix,
+        phrases,
+    }
 }
 
 #[cfg(test)]

@@ -10,8 +10,8 @@
 
 use unicode_normalization::UnicodeNormalization;
 
-use super::cjk::is_cjk;
-use super::marks::{is_mark, is_word_char, keep_marks};
+use super::marks::{has_kept_marks, is_mark, is_word_char, keep_marks};
+use super::unspaced::is_set_apart;
 
 /// Tokens per snippet (what the SQL searches pass to `snippet()`).
 pub(crate) const SNIPPET_TOKENS: usize = 12;
@@ -81,19 +81,19 @@ fn tokens_matching(text: &str, matcher: &dyn Fn(&str) -> Option<usize>) -> Vec<T
     split_tokens(text, matcher, false)
 }
 
-/// The tokens of `text` as the messages' search index holds them: each Chinese or Japanese
-/// character a token of its own (`store::cjk`). For the user's search; memory retrieval
+/// The tokens of `text` as the messages' search index holds them: each Chinese, Japanese or Thai
+/// character a token of its own (`store::unspaced`). For the user's search; memory retrieval
 /// keeps whole runs (its keywords are runs).
 fn search_tokens(text: &str, matcher: &dyn Fn(&str) -> Option<usize>) -> Vec<Token> {
     split_tokens(text, matcher, true)
 }
 
-/// Runs of letters and digits with the marks on them (`store::marks`), each [`is_cjk`]
-/// character (with its marks) apart when `cjk_apart`.
+/// Runs of letters and digits with the marks on them (`store::marks`), each character
+/// [`is_set_apart`] (with its marks) apart when `set_apart`.
 fn split_tokens(
     text: &str,
     matcher: &dyn Fn(&str) -> Option<usize>,
-    cjk_apart: bool,
+    set_apart: bool,
 ) -> Vec<Token> {
     let mut out = Vec::new();
     let mut start = None;
@@ -107,7 +107,7 @@ fn split_tokens(
         });
     };
     for (i, c) in text.char_indices() {
-        let apart = cjk_apart && is_cjk(c);
+        let apart = set_apart && is_set_apart(c);
         if apart || (single && !is_mark(c)) {
             if let Some(s) = start.take() {
                 push(s, i, &mut out);
@@ -191,17 +191,21 @@ pub(crate) fn index_words(text: &str, words: &mut std::collections::HashSet<Stri
     }
 }
 
-/// The words of `text` as the messages' search index holds them (folded, each Chinese or
-/// Japanese character apart: "学习Rust" holds "rust"; marks as their stand-ins,
+/// The words of `text` as the messages' search index holds them (folded, each Chinese,
+/// Japanese or Thai character apart: "学习Rust" holds "rust"; marks as their stand-ins,
 /// `store::marks`), into `words`: what the word being typed expands into (migration 0009).
 pub(crate) fn search_index_words(text: &str, words: &mut std::collections::HashSet<String>) {
     for t in search_tokens(text, &|_| None) {
         let word = fold(&text[t.start..t.end]);
-        words.insert(keep_marks(&word).into_owned());
+        if has_kept_marks(&word) {
+            words.insert(keep_marks(&word).into_owned());
+        } else {
+            words.insert(word);
+        }
     }
 }
 
-/// The words of `text` as the messages' search index splits it (each Chinese or Japanese
+/// The words of `text` as the messages' search index splits it (each Chinese, Japanese or Thai
 /// character apart), folded but as written: what ranking and snippets compare.
 pub(crate) fn search_words(text: &str) -> Vec<String> {
     search_tokens(text, &|_| None)
@@ -216,12 +220,24 @@ pub(crate) fn search_words(text: &str) -> Vec<String> {
 pub(crate) struct QueryTerms {
     pub words: Vec<String>,
     pub prefix: Option<String>,
+    /// The terms of each typed word, as ranges over them (the prefix is term `words.len()`).
+    /// A typed word of several tokens ("编程", "ภาษา", "e-mail") matches them only in a
+    /// row, as the index's phrase does: a snippet marks only such runs.
+    pub phrases: Vec<std::ops::Range<usize>>,
 }
 
 impl QueryTerms {
     /// How many terms: the words, and the prefix as one more.
     pub fn count(&self) -> usize {
         self.words.len() + usize::from(self.prefix.is_some())
+    }
+
+    /// Whether `token` is term `term` (the prefix is term `words.len()`).
+    fn is_term(&self, token: &str, term: usize) -> bool {
+        match self.words.get(term) {
+            Some(word) => word_index(token, std::slice::from_ref(word)).is_some(),
+            None => term == self.words.len() && self.term_of(token) == Some(term),
+        }
     }
 
     /// Which term `token` is (the prefix is term `words.len()`).
@@ -254,7 +270,49 @@ pub(crate) fn term_counts(text: &str, terms: &QueryTerms) -> (Vec<u32>, usize) {
 /// must hold no brackets of its own (`plain_text` turns them into parentheses), so every
 /// `[` `]` is a marker.
 pub(crate) fn marked_snippet(text: &str, terms: &QueryTerms, n: usize) -> String {
-    cut_tokens(text, search_tokens(text, &|t| terms.term_of(t)), n, true)
+    let mut tokens = search_tokens(text, &|t| terms.term_of(t));
+    whole_phrases_only(text, &mut tokens, terms);
+    cut_tokens(text, tokens, n, true)
+}
+
+/// Unmarks the tokens that match a term of a typed word of several tokens only outside a
+/// run of all of them: searching "ภาษา" (ภ า ษ า) must not mark every า of a Thai text.
+fn whole_phrases_only(text: &str, tokens: &mut [Token], terms: &QueryTerms) {
+    let (long, single): (Vec<_>, Vec<_>) = terms.phrases.iter().partition(|p| p.len() > 1);
+    if long.is_empty() {
+        return;
+    }
+    let token = |t: &Token| &text[t.start..t.end];
+    let mut keep = vec![false; tokens.len()];
+    for i in 0..tokens.len() {
+        if tokens[i].word.is_none() {
+            continue;
+        }
+        let in_long = |term: usize| long.iter().any(|p| p.contains(&term));
+        if tokens[i].word.is_some_and(|term| !in_long(term))
+            || single
+                .iter()
+                .any(|p| terms.is_term(token(&tokens[i]), p.start))
+        {
+            keep[i] = true;
+        }
+        for phrase in &long {
+            let run = &tokens[i..tokens.len().min(i + phrase.len())];
+            if run.len() == phrase.len()
+                && run
+                    .iter()
+                    .zip((*phrase).clone())
+                    .all(|(t, term)| terms.is_term(token(t), term))
+            {
+                keep[i..i + phrase.len()].fill(true);
+            }
+        }
+    }
+    for (t, keep) in tokens.iter_mut().zip(keep) {
+        if !keep {
+            t.word = None;
+        }
+    }
 }
 
 /// The window with the most distinct words; `marks` wraps the matches in `[` `]`.
@@ -309,7 +367,7 @@ fn cut_tokens(text: &str, tokens: Vec<Token>, n: usize, marks: bool) -> String {
             out.push_str(&text[before.end..t.start]);
         }
         if marks && t.word.is_some() {
-            // Matches touching each other (a Chinese word's characters) are one mark.
+            // Matches touching each other (a Chinese or Thai word's characters) are one mark.
             if before.is_some_and(|b| b.word.is_some() && b.end == t.start) {
                 out.pop();
             } else {
@@ -410,7 +468,7 @@ mod tests {
     fn chinese_characters_matched_in_a_row_are_one_mark() {
         let terms = QueryTerms {
             words: words(&["编", "程"]),
-            prefix: None,
+            ..QueryTerms::default()
         };
         assert_eq!(
             marked_snippet("我喜欢编程，编写程序", &terms, 12),
@@ -420,10 +478,35 @@ mod tests {
     }
 
     #[test]
+    fn a_typed_run_of_characters_is_marked_only_where_they_stand_in_a_row() {
+        // "编程" typed: its characters apart are no match.
+        let terms = QueryTerms {
+            words: words(&["编", "程"]),
+            phrases: std::iter::once(0..2).collect(),
+            ..QueryTerms::default()
+        };
+        assert_eq!(
+            marked_snippet("我喜欢编程，编写程序", &terms, 12),
+            "我喜欢[编程]，编写程序"
+        );
+        // "ภาษ" being typed (ภ า then ษ as a prefix): not every า of the text.
+        let thai = QueryTerms {
+            words: words(&["ภ", "า"]),
+            prefix: Some("ษ".to_owned()),
+            phrases: std::iter::once(0..3).collect(),
+        };
+        assert_eq!(
+            marked_snippet("ฉันชอบภาษาไทยมาก", &thai, 30),
+            "ฉันชอบ[ภาษ]าไทยมาก"
+        );
+    }
+
+    #[test]
     fn the_word_being_typed_is_marked_as_a_prefix() {
         let terms = |ws: &[&str], prefix: &str| QueryTerms {
             words: words(ws),
             prefix: Some(prefix.to_owned()),
+            phrases: Vec::new(),
         };
         let borr = terms(&["the"], "borr");
         assert_eq!(

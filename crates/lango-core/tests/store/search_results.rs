@@ -364,6 +364,39 @@ async fn hindi_and_tamil_words_keep_their_vowels_so_water_is_not_found_as_to_dri
 }
 
 #[tokio::test]
+async fn thai_lao_khmer_and_burmese_words_are_found_inside_a_run_while_typed() {
+    let (_d, store) = temp_store().await;
+    store.create_session("s", "").await.unwrap();
+    for text in [
+        "ฉันชอบภาษาไทยมาก",
+        "สวัสดีครับ ทุกคน",
+        "ພາສາລາວງາມ",
+        "ខ្ញុំស្រឡាញ់ភាសាខ្មែរ",
+        "ကျွန်တော် မြန်မာစကား ပြောတတ်ပါတယ်",
+    ] {
+        store
+            .append_message("s", NewMessage::new("user", text))
+            .await
+            .unwrap();
+    }
+    for (query, snippets) in [
+        ("ภาษาไทย", vec!["ฉันชอบ[ภาษาไทย]มาก"]),
+        // The last letter typed before its vowel mark: a prefix of the letter with it.
+        ("สวัสด", vec!["[สวัสดี]ครับ ทุกคน"]),
+        ("ดี", vec!["สวัส[ดี]ครับ ทุกคน"]),
+        ("ລາວ", vec!["ພາສາ[ລາວ]ງາມ"]),
+        ("ភាសា", vec!["ខ្ញុំស្រឡាញ់[ភាសា]ខ្មែរ"]),
+        ("မြန်မာ", vec!["ကျွန်တော် [မြန်မာ]စကား ပြောတတ်ပါတယ်"]),
+        // Letters of the word apart are no match.
+        ("ภาไทย", vec![]),
+    ] {
+        let hits = store.search_page(query, None, 10, 0).await.unwrap().hits;
+        let found: Vec<&str> = hits.iter().map(|h| h.snippet.as_str()).collect();
+        assert_eq!(found, snippets, "{query}");
+    }
+}
+
+#[tokio::test]
 async fn a_send_is_not_held_behind_indexing_a_long_queue() {
     let (_d, store) = temp_store().await;
     queue_rows(&store, "import", 30_000, "dugong").await;

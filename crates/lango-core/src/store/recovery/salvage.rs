@@ -39,8 +39,8 @@ INSERT INTO legacy_results_scan (tbl, next_id, end_id)
 INSERT INTO legacy_results_scan (tbl, next_id, end_id)
     SELECT 'archived_messages', 0, max(id) FROM archived_messages HAVING max(id) IS NOT NULL;";
 
-/// The walk that indexes Chinese and Japanese text with its characters apart, set to cover
-/// every copied row: the copied notes' triggers index them as written (store::cjk_reindex).
+/// The walk that indexes texts anew in the index's form (`store::reindex_walk`), set to cover
+/// every copied row: the copied notes' triggers index them as written.
 const CJK_REINDEX_SCAN: &str = "
 DELETE FROM cjk_reindex_scan;
 INSERT INTO cjk_reindex_scan (tbl, next_id, end_id)

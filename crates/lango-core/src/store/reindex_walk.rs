@@ -1,12 +1,14 @@
-//! Indexing anew, once, what was indexed before Chinese and Japanese characters were
-//! indexed apart (`store::cjk`, migration 0018): such a message or note holds its runs as
-//! single words, so a word inside a run is not found until it is indexed again.
+//! Indexing anew, once, what was indexed before the index held texts in its own form
+//! (`store::index_form`: Chinese and Japanese characters apart since migration 0018, Thai,
+//! Lao, Khmer and Burmese apart and marks inside words kept since 0019): such a message or
+//! note holds its runs as single words, or its words as their consonants, until it is
+//! indexed again. (The walk's table keeps the name 0018 gave it, `cjk_reindex_scan`.)
 //!
 //! The walk goes over each table's ids up to the newest one when the migration ran, a span
 //! per write transaction sized to hold the writer ~25 ms, reading the text only of rows that
-//! are not ASCII (`length` and `octet_length` differ). Messages with such characters are queued for the search indexing
-//! (`store::search_index`), which indexes them spaced; notes get their search row spaced at
-//! once (`store::note_index`). It runs before the indexing does — in the background task
+//! are not ASCII (`length` and `octet_length` differ). Messages the index holds in another
+//! form are queued for the search indexing (`store::search_index`), which indexes them in
+//! it; notes get their search row set at once (`store::note_index`). It runs before the indexing does — in the background task
 //! and before a search — so a search right after the upgrade counts the messages still to do
 //! as queued ("indexing… n left") instead of missing them.
 
@@ -72,12 +74,12 @@ const REQUEUE: [&str; 2] = [
 ];
 
 impl Store {
-    /// Walks what is left of migration 0018's spans to the end: the messages with Chinese
-    /// or Japanese queued for indexing anew, the notes' search rows spaced; how many rows it
+    /// Walks what is left of the migrations' spans to the end: the messages the index holds
+    /// in another form queued for indexing anew, the notes' search rows set; how many rows it
     /// took up. Nothing to do costs one read per open store (then it is remembered); a
     /// read-only store leaves it for later.
-    pub(crate) async fn requeue_unspaced_cjk(&self) -> StoreResult<u64> {
-        if self.inner.read_only || self.inner.indexer.cjk_walk_done() {
+    pub(crate) async fn requeue_for_index_form(&self) -> StoreResult<u64> {
+        if self.inner.read_only || self.inner.indexer.reindex_walk_done() {
             return Ok(0);
         }
         let left: i64 = sqlx::query_scalar("SELECT count(*) FROM cjk_reindex_scan")
@@ -85,7 +87,7 @@ impl Store {
             .await
             .map_err(|e| self.err(e))?;
         if left == 0 {
-            self.inner.indexer.set_cjk_walk_done();
+            self.inner.indexer.set_reindex_walk_done();
             return Ok(0);
         }
         let mut queued = 0;
@@ -102,7 +104,7 @@ impl Store {
                 tokio::task::yield_now().await;
             }
         }
-        self.inner.indexer.set_cjk_walk_done();
+        self.inner.indexer.set_reindex_walk_done();
         Ok(queued)
     }
 
