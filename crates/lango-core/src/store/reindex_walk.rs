@@ -8,9 +8,10 @@
 //! per write transaction sized to hold the writer ~25 ms, reading the text only of rows that
 //! are not ASCII (`length` and `octet_length` differ). Messages the index holds in another
 //! form are queued for the search indexing (`store::search_index`), which indexes them in
-//! it; notes get their search row set at once (`store::note_index`). It runs before the indexing does — in the background task
-//! and before a search — so a search right after the upgrade counts the messages still to do
-//! as queued ("indexing… n left") instead of missing them.
+//! it; notes get their search row set at once (`store::note_index`). It runs before the
+//! indexing does — in the background task and before a search — so a search right after
+//! the upgrade counts the messages still to do as queued ("indexing… n left") instead of
+//! missing them.
 
 use std::time::{Duration, Instant};
 
@@ -109,8 +110,8 @@ impl Store {
     }
 
     /// The next span of `table`'s walk, in one write transaction (the walk's place read in
-    /// it too, so two walkers never do a span twice): its rows with such characters queued
-    /// (messages) or respaced (notes), the walk moved on or ended for the table. None when
+    /// it too, so two walkers never do a span twice): its rows the index holds in another
+    /// form queued (messages) or set (notes), the walk moved on or ended for the table. None when
     /// the table's walk is done.
     async fn requeue_span(&self, table: &Table, span: i64) -> StoreResult<Option<u64>> {
         let mut tx = self.begin_write().await?;

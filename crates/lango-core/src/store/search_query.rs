@@ -18,8 +18,8 @@ pub(super) fn ends_in_a_word(input: &str) -> bool {
         .is_some_and(|(_, end)| end == input.len())
 }
 
-/// Whether `word` is one word as the index splits words (no Chinese, Japanese or Thai, a
-/// a word per character): the word being typed is then expanded into the words it begins.
+/// Whether `word` is one word as the index splits words (no Chinese, Japanese or Thai, each
+/// character a word): the word being typed is then expanded into the words it begins.
 pub(super) fn is_one_word(word: &str) -> bool {
     !word.chars().any(is_set_apart) && word_ranges(word).eq([(0, word.len())])
 }
@@ -48,8 +48,8 @@ fn typing_a_word(input: &str) -> bool {
 }
 
 /// A typed word as an FTS5 phrase: quoted (quotes doubled, so never syntax), in the form the
-/// index holds it (`store::index_form`): Chinese, Japanese or Thai characters spaced, so a run of
-/// them is found inside a longer one, and the marks inside words kept.
+/// index holds it (`store::index_form`): Chinese, Japanese or Thai characters spaced, so a
+/// run of them is found inside a longer one, and the marks inside words kept.
 fn quoted(word: &str) -> String {
     format!("\"{}\"", index_form(word).replace('"', "\"\""))
 }
