@@ -99,7 +99,7 @@ describe('Lango desktop: importing conversations', () => {
     await session.clickCss(`${sourdough} button.session-main`);
     const chat = await session.waitForText('#view-chat', (t) => t.includes('Once a day'), 15_000);
     assert.match(chat, /How often should I feed a sourdough starter\? 🍞/);
-    assert.match(chat, /شكرا جزيلا — and in Hebrew: תודה רבה, in Chinese: 非常感谢你的帮助/);
+    assert.match(chat, /شكرا جزيلا — and in Hebrew: תודה רבה, in Chinese: 非常感谢你的帮助, in Thai: ขอบคุณมากครับ, in Hindi: बहुत धन्यवाद/);
     assert.doesNotMatch(chat, /ABANDONED/);
     // Each message reads in its own direction: the one that begins in Arabic right to left.
     const directions = await session.execute(
@@ -118,6 +118,18 @@ describe('Lango desktop: importing conversations', () => {
       `return [...document.querySelectorAll('#sidebar .group mark')].map((m) => m.textContent);`,
     );
     assert.deepEqual(marked, ['帮助']);
+    // Thai too; and a Hindi word is whole, its vowel signs and virama with it.
+    for (const [query, shown] of [
+      ['คุณมาก', 'ขอบคุณมากครับ'],
+      ['धन्यवाद', 'बहुत धन्यवाद'],
+    ]) {
+      await session.fill('#session-search', query);
+      await session.waitForText('#sidebar .group', (t) => t.includes('Sourdough starter') && t.includes(shown), 10_000);
+      const marks = await session.execute(
+        `return [...document.querySelectorAll('#sidebar .group mark')].map((m) => m.textContent);`,
+      );
+      assert.deepEqual(marks, [query]);
+    }
     await session.fill('#session-search', '');
   });
 

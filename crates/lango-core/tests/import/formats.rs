@@ -28,7 +28,7 @@ async fn a_chatgpt_export_imports_the_current_branch_with_original_times_and_tit
             ("assistant", "Once a day: equal weights of flour and water."),
             (
                 "user",
-                "شكرا جزيلا — and in Hebrew: תודה רבה, in Chinese: 非常感谢你的帮助"
+                "شكرا جزيلا — and in Hebrew: תודה רבה, in Chinese: 非常感谢你的帮助, in Thai: ขอบคุณมากครับ, in Hindi: बहुत धन्यवाद"
             ),
             ("assistant", "You're welcome! 😊"),
         ]
