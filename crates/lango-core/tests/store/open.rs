@@ -302,35 +302,46 @@ async fn upgrading_refolds_the_typed_words_so_korean_is_found() {
     }
 }
 
+/// A database at migration `version` holding conversation "s" with `messages` and an
+/// observation with `note`, all indexed as that version did: the messages' texts as written
+/// (none left queued), the note by its trigger.
+async fn indexed_as_before(path: &Path, version: i64, messages: &[(i64, &str, &str)], note: &str) {
+    let pool = raw_pool(path).await;
+    MIGRATOR.run_to(version, &pool).await.unwrap();
+    insert_old_conversation(&pool, "s", "S", messages).await;
+    for sql in [
+        "INSERT INTO message_fts (rowid, text, session_id) SELECT id, content, session_id FROM messages",
+        "DELETE FROM message_fts_pending",
+    ] {
+        sqlx::query(sql).execute(&pool).await.unwrap();
+    }
+    sqlx::query(
+        "INSERT INTO observations (id, session_id, content, seq_start, seq_end, created_at) \
+         VALUES ('o1', 1, ?, 1, 2, 1)",
+    )
+    .bind(note)
+    .execute(&pool)
+    .await
+    .unwrap();
+    pool.close().await;
+}
+
 #[tokio::test]
 async fn upgrading_indexes_chinese_and_japanese_messages_again_with_their_characters_apart() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("lango.db");
-    {
-        let pool = raw_pool(&path).await;
-        MIGRATOR.run_to(17, &pool).await.unwrap();
-        insert_old_conversation(
-            &pool,
-            "s",
-            "S",
-            &[
-                (1, "user", "我喜欢编程和学习Rust"),
-                (2, "assistant", "東京でラーメンを食べました"),
-                (3, "user", "plain English — with a dash"),
-            ],
-        )
-        .await;
-        // Indexed as before: each unspaced run one word (the note by its trigger).
-        for sql in [
-            "INSERT INTO message_fts (rowid, text, session_id) SELECT id, content, session_id FROM messages",
-            "DELETE FROM message_fts_pending",
-            "INSERT INTO observations (id, session_id, content, seq_start, seq_end, created_at) \
-             VALUES ('o1', 1, '用户喜欢吃拉面', 1, 2, 1)",
-        ] {
-            sqlx::query(sql).execute(&pool).await.unwrap();
-        }
-        pool.close().await;
-    }
+    // Indexed as before: each unspaced run one word (the note by its trigger).
+    indexed_as_before(
+        &path,
+        17,
+        &[
+            (1, "user", "我喜欢编程和学习Rust"),
+            (2, "assistant", "東京でラーメンを食べました"),
+            (3, "user", "plain English — with a dash"),
+        ],
+        "用户喜欢吃拉面",
+    )
+    .await;
 
     let store = Store::open(&path).await.unwrap();
     for (query, snippet) in [
@@ -356,31 +367,18 @@ async fn upgrading_indexes_chinese_and_japanese_messages_again_with_their_charac
 async fn upgrading_indexes_hindi_messages_and_notes_again_with_their_vowels() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("lango.db");
-    {
-        let pool = raw_pool(&path).await;
-        MIGRATOR.run_to(18, &pool).await.unwrap();
-        insert_old_conversation(
-            &pool,
-            "s",
-            "S",
-            &[
-                (1, "user", "ठंडा पानी पीजिए"),
-                (2, "assistant", "मुझे चाय पीना है"),
-                (3, "user", "plain English — with a dash"),
-            ],
-        )
-        .await;
-        // Indexed as before: each word as its consonants (the note by its trigger).
-        for sql in [
-            "INSERT INTO message_fts (rowid, text, session_id) SELECT id, content, session_id FROM messages",
-            "DELETE FROM message_fts_pending",
-            "INSERT INTO observations (id, session_id, content, seq_start, seq_end, created_at) \
-             VALUES ('o1', 1, 'उपयोगकर्ता पीना पसंद करता है', 1, 2, 1)",
-        ] {
-            sqlx::query(sql).execute(&pool).await.unwrap();
-        }
-        pool.close().await;
-    }
+    // Indexed as before: each word as its consonants (the note by its trigger).
+    indexed_as_before(
+        &path,
+        18,
+        &[
+            (1, "user", "ठंडा पानी पीजिए"),
+            (2, "assistant", "मुझे चाय पीना है"),
+            (3, "user", "plain English — with a dash"),
+        ],
+        "उपयोगकर्ता पीना पसंद करता है",
+    )
+    .await;
 
     let store = Store::open(&path).await.unwrap();
     for (query, snippets) in [
