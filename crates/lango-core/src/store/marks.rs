@@ -4,10 +4,12 @@
 //! as parts of a word, not marks (only the Latin accents U+0300–U+036F, which it folds
 //! away): every such word was indexed as its consonants alone, so "पानी" (water) found
 //! "पीना" (to drink) and "दिन" (day) found "दान". So the indexes hold each mark that
-//! continues a word as a private-use character of its own ([`mark_kept`]): the word stays
-//! whole and different vowels stay different words. A search's words go through the same
-//! mapping ([`keep_marks`]); snippets and ranking read the text as written and split it
-//! with the same rule ([`words`]).
+//! continues a word as a private-use character of its own ([`Indexed`]): the word stays
+//! whole and different vowels stay different words. Arabic and Hebrew vowel points
+//! (tashkeel, niqqud), which are written only sometimes, are dropped instead, as the Latin
+//! accents are: "كَتَبَ" is found by "كتب". A search's words go through the same mapping
+//! ([`keep_marks`]); snippets and ranking read the text as written, split it with the same
+//! rule ([`words`]) and fold the vowel points away (`store::snippet::fold`).
 //!
 //! Owns only text; `store::index_form` applies it.
 
@@ -54,15 +56,54 @@ pub(crate) fn word_ranges(text: &str) -> impl Iterator<Item = (usize, usize)> + 
     })
 }
 
-/// Whether `text` holds a mark inside a word that the index must hold as a word's part.
+/// Whether `c` is an Arabic or Hebrew vowel point or cantillation mark: dropped from a word.
+pub(crate) fn is_vowel_point(c: char) -> bool {
+    matches!(c,
+        '\u{0591}'..='\u{05C7}'     // Hebrew
+        | '\u{0610}'..='\u{061A}'   // Arabic
+        | '\u{064B}'..='\u{065F}'
+        | '\u{0670}'
+        | '\u{06D6}'..='\u{06ED}'
+        | '\u{08D3}'..='\u{08FF}'   // Arabic extended A
+    ) && is_mark(c)
+}
+
+/// How the index holds a mark inside a word.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Indexed {
+    /// As it is: the Latin accents, which `unicode61` keeps in a word and folds away itself,
+    /// and the variation selectors (they choose a glyph: emoji, CJK variants).
+    AsItIs,
+    /// Not at all ([`is_vowel_point`]).
+    Dropped,
+    /// As a private-use character (which `unicode61` counts as part of a word) of its own:
+    /// planes 0 and 1 hold every other mark, mapped into the supplementary private-use
+    /// planes 15 and 16.
+    StandIn(char),
+}
+
+fn indexed_as(mark: char) -> Indexed {
+    let code = mark as u32;
+    let stand_in = match code {
+        0x0300..=0x036F | 0xFE00..=0xFE0F | 0xE0100..=0xE01EF => None,
+        _ if is_vowel_point(mark) => return Indexed::Dropped,
+        0..=0xFFFF => char::from_u32(0xF_0000 + code),
+        0x1_0000..=0x1_FFFD => char::from_u32(0x10_0000 + (code - 0x1_0000)),
+        _ => None,
+    };
+    stand_in.map_or(Indexed::AsItIs, Indexed::StandIn)
+}
+
+/// Whether the index holds a mark inside a word of `text` other than as it is.
 pub(crate) fn has_kept_marks(text: &str) -> bool {
+    let changed = |c: char| is_mark(c) && indexed_as(c) != Indexed::AsItIs;
     // Most texts have no such mark at all: ruled out without classifying every letter.
-    if text.is_ascii() || !text.chars().any(|c| is_mark(c) && mark_kept(c).is_some()) {
+    if text.is_ascii() || !text.chars().any(changed) {
         return false;
     }
     let mut in_word = false;
     for c in text.chars() {
-        if is_mark(c) && in_word && mark_kept(c).is_some() {
+        if in_word && changed(c) {
             return true;
         }
         in_word = is_word_char(c, in_word);
@@ -70,8 +111,8 @@ pub(crate) fn has_kept_marks(text: &str) -> bool {
     false
 }
 
-/// `text` with every mark inside a word as its private-use stand-in ([`mark_kept`]); any
-/// other text unchanged.
+/// `text` with every mark inside a word as the index holds it ([`Indexed`]); any other
+/// text unchanged.
 pub(crate) fn keep_marks(text: &str) -> Cow<'_, str> {
     if !has_kept_marks(text) {
         return Cow::Borrowed(text);
@@ -79,26 +120,14 @@ pub(crate) fn keep_marks(text: &str) -> Cow<'_, str> {
     let mut out = String::with_capacity(text.len() + text.len() / 4);
     let mut in_word = false;
     for c in text.chars() {
-        let kept = (in_word && is_mark(c)).then(|| mark_kept(c)).flatten();
-        out.push(kept.unwrap_or(c));
+        match (in_word && is_mark(c)).then(|| indexed_as(c)) {
+            Some(Indexed::StandIn(stand_in)) => out.push(stand_in),
+            Some(Indexed::Dropped) => {}
+            _ => out.push(c),
+        }
         in_word = is_word_char(c, in_word);
     }
     Cow::Owned(out)
-}
-
-/// The private-use character (which `unicode61` counts as part of a word) the index holds
-/// mark `c` as; None for the Latin accents, which `unicode61` keeps in a word and folds
-/// away itself, and the variation selectors (they choose a glyph: emoji, CJK variants).
-/// Planes 0 and 1 hold every other mark: each maps to a character of its own in the
-/// supplementary private-use planes 15 and 16.
-fn mark_kept(c: char) -> Option<char> {
-    let code = c as u32;
-    match code {
-        0x0300..=0x036F | 0xFE00..=0xFE0F | 0xE0100..=0xE01EF => None,
-        0..=0xFFFF => char::from_u32(0xF_0000 + code),
-        0x1_0000..=0x1_FFFD => char::from_u32(0x10_0000 + (code - 0x1_0000)),
-        _ => None,
-    }
 }
 
 #[cfg(test)]
@@ -133,5 +162,12 @@ mod tests {
             keep_marks("I \u{2764}\u{fe0f} it"),
             Cow::Borrowed(_)
         ));
+    }
+
+    #[test]
+    fn arabic_and_hebrew_vowel_points_are_dropped_from_their_words() {
+        assert_eq!(keep_marks("كَتَبَ الدَّرْسَ"), "كتب الدرس");
+        assert_eq!(keep_marks("שָׁלוֹם"), "שלום");
+        assert!(matches!(keep_marks("كتب שלום"), Cow::Borrowed(_)));
     }
 }

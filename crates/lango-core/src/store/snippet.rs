@@ -10,7 +10,7 @@
 
 use unicode_normalization::UnicodeNormalization;
 
-use super::marks::{has_kept_marks, is_mark, is_word_char, keep_marks};
+use super::marks::{has_kept_marks, is_mark, is_vowel_point, is_word_char, keep_marks};
 use super::unspaced::is_set_apart;
 
 /// Tokens per snippet (what the SQL searches pass to `snippet()`).
@@ -25,7 +25,8 @@ struct Token {
 }
 
 /// Lowercase without diacritics, as FTS5's `unicode61 remove_diacritics 2` compares words:
-/// a Latin letter loses its accents (É → e), every other script is only lowercased. The
+/// a Latin letter loses its accents (É → e), Arabic and Hebrew their vowel points (which the
+/// index drops, `store::marks`), every other script is only lowercased. The
 /// words here go back into FTS5 queries (the word being typed, expanded: `store::search`),
 /// so they must be what the index holds: decomposed, Hangul would turn into its jamo and
 /// Japanese で into て — words the index never holds.
@@ -35,7 +36,7 @@ pub(crate) fn fold(word: &str) -> String {
     }
     word.chars()
         .flat_map(char::to_lowercase)
-        .filter(|c| !is_diacritic(*c))
+        .filter(|c| !is_diacritic(*c) && !is_vowel_point(*c))
         .map(|c| latin_base(c).unwrap_or(c))
         .collect()
 }

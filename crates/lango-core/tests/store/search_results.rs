@@ -364,6 +364,29 @@ async fn hindi_and_tamil_words_keep_their_vowels_so_water_is_not_found_as_to_dri
 }
 
 #[tokio::test]
+async fn arabic_and_hebrew_are_found_with_or_without_their_vowel_points() {
+    let (_d, store) = temp_store().await;
+    store.create_session("s", "").await.unwrap();
+    for text in ["كَتَبَ الوَلَدُ الدَّرْسَ", "قرأ الكتاب", "שָׁלוֹם עֲלֵיכֶם"]
+    {
+        store
+            .append_message("s", NewMessage::new("user", text))
+            .await
+            .unwrap();
+    }
+    for (query, snippets) in [
+        ("كتب", vec!["[كَتَبَ] الوَلَدُ الدَّرْسَ"]),
+        ("الدرس", vec!["كَتَبَ الوَلَدُ [الدَّرْسَ]"]),
+        ("الكِتَاب", vec!["قرأ [الكتاب]"]),
+        ("שלום", vec!["[שָׁלוֹם] עֲלֵיכֶם"]),
+    ] {
+        let hits = store.search_page(query, None, 10, 0).await.unwrap().hits;
+        let found: Vec<&str> = hits.iter().map(|h| h.snippet.as_str()).collect();
+        assert_eq!(found, snippets, "{query}");
+    }
+}
+
+#[tokio::test]
 async fn thai_lao_khmer_and_burmese_words_are_found_inside_a_run_while_typed() {
     let (_d, store) = temp_store().await;
     store.create_session("s", "").await.unwrap();
