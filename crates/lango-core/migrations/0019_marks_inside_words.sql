@@ -2,7 +2,8 @@
 -- a word but not combining marks (save the Latin accents, which it folds away): Hindi,
 -- Bengali, Tamil and the other scripts that write vowels as marks were indexed as their
 -- consonants alone, so "पानी" (water) found "पीना" (to drink). Messages and notes are now
--- indexed with each mark inside a word as a private-use character (`store::marks`); and
+-- indexed with each mark inside a word as a private-use character (`store::marks`; the
+-- Arabic and Hebrew vowel points, optional in writing, dropped as accents are); and
 -- Thai, Lao, Khmer and Burmese, written without spaces, with each letter spaced apart (its
 -- marks on it) as Chinese and Japanese are since 0018 (`store::unspaced`), so "ภาษาไทย" is
 -- found inside "ฉันชอบภาษาไทยมาก" (`store::index_form`). Those indexed before are indexed
