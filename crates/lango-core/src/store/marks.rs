@@ -9,7 +9,7 @@
 //! (tashkeel, niqqud), which are written only sometimes, are dropped instead, as the Latin
 //! accents are: "كَتَبَ" is found by "كتب". A search's words go through the same mapping
 //! ([`keep_marks`]); snippets and ranking read the text as written, split it with the same
-//! rule ([`words`]) and fold the vowel points away (`store::snippet::fold`).
+//! rule ([`words`]) and fold the vowel points away (`store::tokens::fold`).
 //!
 //! Owns only text; `store::index_form` applies it.
 

@@ -35,6 +35,7 @@ mod note_index;
 mod open;
 mod pacing;
 mod plain_text;
+mod query_terms;
 mod read_only;
 pub mod recovery;
 mod reindex_walk;
@@ -49,6 +50,7 @@ mod sessions;
 mod side_file;
 mod snippet;
 mod state;
+mod tokens;
 mod tool_results;
 mod unspaced;
 mod vectors;
@@ -84,9 +86,8 @@ pub use vectors::{Triple, VectorRow};
 pub use writable::folder_is_writable;
 
 pub(crate) use marks::words as text_words;
-pub(crate) use snippet::{
-    fold, index_words, plain_snippet, term_frequencies, word_counts, SNIPPET_TOKENS,
-};
+pub(crate) use snippet::{plain_snippet, SNIPPET_TOKENS};
+pub(crate) use tokens::{fold, index_words, term_frequencies, word_counts};
 
 /// Where one of retrieval's reads runs (`hot_path`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -21,12 +21,13 @@ use super::error::StoreResult;
 use super::marks::keep_marks;
 use super::models::{SearchHit, SearchHitKind, SearchResults};
 use super::plain_text::plain_text;
+use super::query_terms::QueryTerms;
 use super::search_candidates::Blocks;
 use super::search_query::{
     is_one_word, query_terms, text_only, to_fts_query, to_fts_query_expanded,
 };
 use super::search_rank::CandidateRow;
-use super::snippet::{marked_snippet, QueryTerms};
+use super::snippet::marked_snippet;
 use super::Store;
 
 /// Most indexed words the word being typed expands into (shortest first).

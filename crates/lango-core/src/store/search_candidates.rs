@@ -9,8 +9,8 @@ use std::collections::HashMap;
 
 use rusqlite::Connection;
 
+use super::query_terms::QueryTerms;
 use super::search_rank::{rank, CandidateRow};
-use super::snippet::QueryTerms;
 
 /// Most candidates ranked together, over the three indexes: a first page's whole candidate
 /// set (a page further on than this reads the next block of as many); also where counting

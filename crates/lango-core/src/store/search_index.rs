@@ -20,7 +20,7 @@ use tokio_util::sync::CancellationToken;
 use super::error::StoreResult;
 use super::index_form::{index_form, needs_index_form};
 use super::pacing::next_size;
-use super::snippet::search_index_words;
+use super::tokens::search_index_words;
 use super::Store;
 
 /// How long one batch should hold the writer.

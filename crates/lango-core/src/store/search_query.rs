@@ -4,7 +4,8 @@
 
 use super::index_form::{index_form, needs_index_form};
 use super::marks::{is_mark, word_ranges};
-use super::snippet::{search_words, QueryTerms};
+use super::query_terms::QueryTerms;
+use super::tokens::search_words;
 use super::unspaced::{is_cjk, is_set_apart};
 
 /// Whether the input ends inside a word (trailing spaces aside: the search box trims them),

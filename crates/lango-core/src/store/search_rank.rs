@@ -2,7 +2,7 @@
 //! text lengths, and a term's rarity among the candidates), newest first among equals.
 //! Which candidates are ranked — a bounded set, newest matches first — is `store::search`'s.
 
-use super::snippet::{term_counts, QueryTerms};
+use super::query_terms::{term_counts, QueryTerms};
 
 /// BM25's usual constants (as FTS5's `bm25()`).
 const BM25_K1: f64 = 1.2;

@@ -1,134 +1,17 @@
-//! A text's words as FTS5's `unicode61 remove_diacritics 2` tokenizer sees them, and search
-//! snippets made from them the way FTS5's `snippet()` makes them: the window of a few tokens
-//! that holds the most distinct query words, `…` where text was cut.
+//! Search snippets made the way FTS5's `snippet()` makes them: the window of a few tokens
+//! (`store::tokens`) that holds the most distinct query words, `…` where text was cut.
 //!
 //! Why in Rust: knowledge retrieval runs before every model call and ranks in Rust
-//! (`memory::knowledge_index` counts the query words of each item here), and FTS5's
-//! `snippet()` would run for every matching row before the ranking keeps the best few.
+//! (`memory::knowledge_index` counts the query words of each item with `store::tokens`), and
+//! FTS5's `snippet()` would run for every matching row before the ranking keeps the best few.
 //!
 //! Owns only text; it must not touch the database.
 
-use unicode_normalization::UnicodeNormalization;
-
-use super::marks::{has_kept_marks, is_mark, is_vowel_point, is_word_char, keep_marks};
-use super::unspaced::is_set_apart;
+use super::query_terms::{whole_phrases_only, QueryTerms};
+use super::tokens::{search_tokens, tokens, Token};
 
 /// Tokens per snippet (what the SQL searches pass to `snippet()`).
 pub(crate) const SNIPPET_TOKENS: usize = 12;
-
-/// One token of `text`: its byte range and whether it is one of the query words.
-struct Token {
-    start: usize,
-    end: usize,
-    /// Index of the query word it equals, if any.
-    word: Option<usize>,
-}
-
-/// Lowercase without diacritics, as FTS5's `unicode61 remove_diacritics 2` compares words:
-/// a Latin letter loses its accents (É → e), Arabic and Hebrew their vowel points (which the
-/// index drops, `store::marks`), every other script is only lowercased. The
-/// words here go back into FTS5 queries (the word being typed, expanded: `store::search`),
-/// so they must be what the index holds: decomposed, Hangul would turn into its jamo and
-/// Japanese で into て — words the index never holds.
-pub(crate) fn fold(word: &str) -> String {
-    if word.is_ascii() {
-        return word.to_ascii_lowercase();
-    }
-    word.chars()
-        .flat_map(char::to_lowercase)
-        .filter(|c| !is_diacritic(*c) && !is_vowel_point(*c))
-        .map(|c| latin_base(c).unwrap_or(c))
-        .collect()
-}
-
-/// A combining accent (U+0300–U+036F): dropped from a word, as FTS5 drops it.
-fn is_diacritic(c: char) -> bool {
-    ('\u{300}'..='\u{36f}').contains(&c)
-}
-
-/// The ASCII letter a Latin letter with accents is made of (é → e, ệ → e); None for any
-/// other character (FTS5's table of diacritics maps to ASCII letters only).
-fn latin_base(c: char) -> Option<char> {
-    if c.is_ascii() {
-        return None;
-    }
-    let mut parts = std::iter::once(c).nfd();
-    let base = parts.next()?;
-    (base.is_ascii_alphabetic() && parts.all(is_diacritic)).then_some(base)
-}
-
-/// Which of `words` (folded, see [`fold`]) `token` is.
-fn word_index(token: &str, words: &[String]) -> Option<usize> {
-    if token.is_ascii() {
-        // The common case, without allocating.
-        words
-            .iter()
-            .position(|w| w.len() == token.len() && w.eq_ignore_ascii_case(token))
-    } else {
-        let folded = fold(token);
-        words.iter().position(|w| *w == folded)
-    }
-}
-
-/// Splits like FTS5's `unicode61` tokenizer (runs of letters and digits, with the marks on
-/// them as the indexes keep them) and compares with
-/// `words` (folded) ignoring case and diacritics.
-fn tokens(text: &str, words: &[String]) -> Vec<Token> {
-    tokens_matching(text, &|t| word_index(t, words))
-}
-
-/// [`tokens`] with any matcher: which query word (by index) a token is.
-fn tokens_matching(text: &str, matcher: &dyn Fn(&str) -> Option<usize>) -> Vec<Token> {
-    split_tokens(text, matcher, false)
-}
-
-/// The tokens of `text` as the messages' search index holds them: each Chinese, Japanese or Thai
-/// character a token of its own (`store::unspaced`). For the user's search; memory retrieval
-/// keeps whole runs (its keywords are runs).
-fn search_tokens(text: &str, matcher: &dyn Fn(&str) -> Option<usize>) -> Vec<Token> {
-    split_tokens(text, matcher, true)
-}
-
-/// Runs of letters and digits with the marks on them (`store::marks`), each character
-/// [`is_set_apart`] (with its marks) apart when `set_apart`.
-fn split_tokens(
-    text: &str,
-    matcher: &dyn Fn(&str) -> Option<usize>,
-    set_apart: bool,
-) -> Vec<Token> {
-    let mut out = Vec::new();
-    let mut start = None;
-    // The open token is one such character: anything but a mark ends it.
-    let mut single = false;
-    let push = |s: usize, e: usize, out: &mut Vec<Token>| {
-        out.push(Token {
-            start: s,
-            end: e,
-            word: matcher(&text[s..e]),
-        });
-    };
-    for (i, c) in text.char_indices() {
-        let apart = set_apart && is_set_apart(c);
-        if apart || (single && !is_mark(c)) {
-            if let Some(s) = start.take() {
-                push(s, i, &mut out);
-            }
-            single = false;
-        }
-        if apart {
-            start = Some(i);
-            single = true;
-        } else if is_word_char(c, start.is_some()) {
-            start.get_or_insert(i);
-        } else if let Some(s) = start.take() {
-            push(s, i, &mut out);
-        }
-    }
-    if let Some(s) = start {
-        push(s, text.len(), &mut out);
-    }
-    out
-}
 
 /// How good the window `tokens[start..start + n]` is: distinct words first, then hits.
 fn score(tokens: &[Token], start: usize, n: usize) -> (usize, usize) {
@@ -145,34 +28,6 @@ fn score(tokens: &[Token], start: usize, n: usize) -> (usize, usize) {
     (seen.len(), hits)
 }
 
-/// How often each of `words` (folded) occurs in `text` as a whole token.
-pub(crate) fn term_frequencies(text: &str, words: &[String]) -> Vec<u32> {
-    let mut counts = vec![0u32; words.len()];
-    for t in tokens(text, words) {
-        if let Some(w) = t.word {
-            counts[w] += 1;
-        }
-    }
-    counts
-}
-
-/// How often each word of `text` (folded) that `wanted` accepts occurs: one pass over the
-/// text, looked up in whatever vocabulary the caller holds. Only wanted words are counted, so
-/// a long text with thousands of distinct words costs one pass, not a list per word.
-pub(crate) fn word_counts(
-    text: &str,
-    wanted: &dyn Fn(&str) -> bool,
-) -> std::collections::HashMap<String, u32> {
-    let mut counts = std::collections::HashMap::new();
-    for t in tokens_matching(text, &|_| None) {
-        let word = fold(&text[t.start..t.end]);
-        if wanted(&word) {
-            *counts.entry(word).or_insert(0) += 1;
-        }
-    }
-    counts
-}
-
 /// The best window of `n` tokens of `text` for `words`, `…` at a cut. A text of at most `n`
 /// tokens is returned whole.
 pub(crate) fn plain_snippet(text: &str, words: &[String], n: usize) -> String {
@@ -185,88 +40,6 @@ fn snippet(text: &str, words: &[String], n: usize) -> String {
     cut(text, words, n, true)
 }
 
-/// The words of `text` as the search index holds them (folded), into `words`.
-pub(crate) fn index_words(text: &str, words: &mut std::collections::HashSet<String>) {
-    for t in tokens_matching(text, &|_| None) {
-        words.insert(fold(&text[t.start..t.end]));
-    }
-}
-
-/// The words of `text` as the messages' search index holds them (folded, each Chinese,
-/// Japanese or Thai character apart: "学习Rust" holds "rust"; marks as their stand-ins,
-/// `store::marks`), into `words`: what the word being typed expands into (migration 0009).
-pub(crate) fn search_index_words(text: &str, words: &mut std::collections::HashSet<String>) {
-    for t in search_tokens(text, &|_| None) {
-        let word = fold(&text[t.start..t.end]);
-        if has_kept_marks(&word) {
-            words.insert(keep_marks(&word).into_owned());
-        } else {
-            words.insert(word);
-        }
-    }
-}
-
-/// The words of `text` as the messages' search index splits it (each Chinese, Japanese or Thai
-/// character apart), folded but as written: what ranking and snippets compare.
-pub(crate) fn search_words(text: &str) -> Vec<String> {
-    search_tokens(text, &|_| None)
-        .iter()
-        .map(|t| fold(&text[t.start..t.end]))
-        .collect()
-}
-
-/// What a user's search matches in a text, for ranking and snippets in Rust: whole `words`
-/// (folded, see [`fold`]) and tokens starting with `prefix` (folded; the word being typed).
-#[derive(Debug, Clone, Default)]
-pub(crate) struct QueryTerms {
-    pub words: Vec<String>,
-    pub prefix: Option<String>,
-    /// The terms of each typed word, as ranges over them (the prefix is term `words.len()`).
-    /// A typed word of several tokens ("编程", "ภาษา", "e-mail") matches them only in a
-    /// row, as the index's phrase does: a snippet marks only such runs.
-    pub phrases: Vec<std::ops::Range<usize>>,
-}
-
-impl QueryTerms {
-    /// How many terms: the words, and the prefix as one more.
-    pub fn count(&self) -> usize {
-        self.words.len() + usize::from(self.prefix.is_some())
-    }
-
-    /// Whether `token` is term `term` (the prefix is term `words.len()`).
-    fn is_term(&self, token: &str, term: usize) -> bool {
-        match self.words.get(term) {
-            Some(word) => word_index(token, std::slice::from_ref(word)).is_some(),
-            None => term == self.words.len() && self.term_of(token) == Some(term),
-        }
-    }
-
-    /// Which term `token` is (the prefix is term `words.len()`).
-    fn term_of(&self, token: &str) -> Option<usize> {
-        word_index(token, &self.words).or_else(|| {
-            let prefix = self.prefix.as_deref()?;
-            let matches = if token.is_ascii() {
-                token.len() >= prefix.len() && token[..prefix.len()].eq_ignore_ascii_case(prefix)
-            } else {
-                fold(token).starts_with(prefix)
-            };
-            matches.then_some(self.words.len())
-        })
-    }
-}
-
-/// How often each term of `terms` occurs in `text`, and how many tokens `text` has.
-pub(crate) fn term_counts(text: &str, terms: &QueryTerms) -> (Vec<u32>, usize) {
-    let mut counts = vec![0u32; terms.count()];
-    let tokens = search_tokens(text, &|t| terms.term_of(t));
-    for t in &tokens {
-        if let Some(w) = t.word {
-            counts[w] += 1;
-        }
-    }
-    (counts, tokens.len())
-}
-
 /// The best window of `n` tokens of `text` with the matches of `terms` in `[` `]`. `text`
 /// must hold no brackets of its own (`plain_text` turns them into parentheses), so every
 /// `[` `]` is a marker.
@@ -274,46 +47,6 @@ pub(crate) fn marked_snippet(text: &str, terms: &QueryTerms, n: usize) -> String
     let mut tokens = search_tokens(text, &|t| terms.term_of(t));
     whole_phrases_only(text, &mut tokens, terms);
     cut_tokens(text, tokens, n, true)
-}
-
-/// Unmarks the tokens that match a term of a typed word of several tokens only outside a
-/// run of all of them: searching "ภาษา" (ภ า ษ า) must not mark every า of a Thai text.
-fn whole_phrases_only(text: &str, tokens: &mut [Token], terms: &QueryTerms) {
-    let (long, single): (Vec<_>, Vec<_>) = terms.phrases.iter().partition(|p| p.len() > 1);
-    if long.is_empty() {
-        return;
-    }
-    let token = |t: &Token| &text[t.start..t.end];
-    let mut keep = vec![false; tokens.len()];
-    for i in 0..tokens.len() {
-        if tokens[i].word.is_none() {
-            continue;
-        }
-        let in_long = |term: usize| long.iter().any(|p| p.contains(&term));
-        if tokens[i].word.is_some_and(|term| !in_long(term))
-            || single
-                .iter()
-                .any(|p| terms.is_term(token(&tokens[i]), p.start))
-        {
-            keep[i] = true;
-        }
-        for phrase in &long {
-            let run = &tokens[i..tokens.len().min(i + phrase.len())];
-            if run.len() == phrase.len()
-                && run
-                    .iter()
-                    .zip((*phrase).clone())
-                    .all(|(t, term)| terms.is_term(token(t), term))
-            {
-                keep[i..i + phrase.len()].fill(true);
-            }
-        }
-    }
-    for (t, keep) in tokens.iter_mut().zip(keep) {
-        if !keep {
-            t.word = None;
-        }
-    }
 }
 
 /// The window with the most distinct words; `marks` wraps the matches in `[` `]`.
@@ -390,6 +123,8 @@ fn cut_tokens(text: &str, tokens: Vec<Token>, n: usize, marks: bool) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::super::query_terms::term_counts;
+    use super::super::tokens::{fold, term_frequencies, word_counts};
     use super::*;
 
     fn words(ws: &[&str]) -> Vec<String> {

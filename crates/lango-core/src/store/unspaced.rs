@@ -6,7 +6,7 @@
 //! in a row (an FTS5 phrase of them): "编程" is found inside "我喜欢编程和学习", "ภาษาไทย"
 //! inside "ฉันชอบภาษาไทยมาก". Korean is written with spaces and is indexed as it is.
 //!
-//! Owns only text; `store::index_form`, `store::snippet` and `store::search_query` use it.
+//! Owns only text; `store::index_form`, `store::tokens` and `store::search_query` use it.
 
 use std::borrow::Cow;
 

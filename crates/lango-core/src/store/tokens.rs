@@ -1,0 +1,183 @@
+//! A text's words as FTS5's `unicode61 remove_diacritics 2` tokenizer sees them, with the
+//! index's own rules (`store::marks`, `store::unspaced`), folded as it folds them: the
+//! tokens that ranking, snippets, memory retrieval's statistics and the typed word's
+//! expansions count and compare.
+//!
+//! Owns only text; it must not touch the database.
+
+use unicode_normalization::UnicodeNormalization;
+
+use super::marks::{has_kept_marks, is_mark, is_vowel_point, is_word_char, keep_marks};
+use super::unspaced::is_set_apart;
+
+/// One token of `text`: its byte range and whether it is one of the query words.
+pub(super) struct Token {
+    pub(super) start: usize,
+    pub(super) end: usize,
+    /// Index of the query word it equals, if any.
+    pub(super) word: Option<usize>,
+}
+
+/// Lowercase without diacritics, as FTS5's `unicode61 remove_diacritics 2` compares words:
+/// a Latin letter loses its accents (É → e), Arabic and Hebrew their vowel points (which the
+/// index drops, `store::marks`), every other script is only lowercased. The
+/// words here go back into FTS5 queries (the word being typed, expanded: `store::search`),
+/// so they must be what the index holds: decomposed, Hangul would turn into its jamo and
+/// Japanese で into て — words the index never holds.
+pub(crate) fn fold(word: &str) -> String {
+    if word.is_ascii() {
+        return word.to_ascii_lowercase();
+    }
+    word.chars()
+        .flat_map(char::to_lowercase)
+        .filter(|c| !is_diacritic(*c) && !is_vowel_point(*c))
+        .map(|c| latin_base(c).unwrap_or(c))
+        .collect()
+}
+
+/// A combining accent (U+0300–U+036F): dropped from a word, as FTS5 drops it.
+fn is_diacritic(c: char) -> bool {
+    ('\u{300}'..='\u{36f}').contains(&c)
+}
+
+/// The ASCII letter a Latin letter with accents is made of (é → e, ệ → e); None for any
+/// other character (FTS5's table of diacritics maps to ASCII letters only).
+fn latin_base(c: char) -> Option<char> {
+    if c.is_ascii() {
+        return None;
+    }
+    let mut parts = std::iter::once(c).nfd();
+    let base = parts.next()?;
+    (base.is_ascii_alphabetic() && parts.all(is_diacritic)).then_some(base)
+}
+
+/// Which of `words` (folded, see [`fold`]) `token` is.
+pub(super) fn word_index(token: &str, words: &[String]) -> Option<usize> {
+    if token.is_ascii() {
+        // The common case, without allocating.
+        words
+            .iter()
+            .position(|w| w.len() == token.len() && w.eq_ignore_ascii_case(token))
+    } else {
+        let folded = fold(token);
+        words.iter().position(|w| *w == folded)
+    }
+}
+
+/// Splits like FTS5's `unicode61` tokenizer (runs of letters and digits, with the marks on
+/// them as the indexes keep them) and compares with
+/// `words` (folded) ignoring case and diacritics.
+pub(super) fn tokens(text: &str, words: &[String]) -> Vec<Token> {
+    tokens_matching(text, &|t| word_index(t, words))
+}
+
+/// [`tokens`] with any matcher: which query word (by index) a token is.
+pub(super) fn tokens_matching(text: &str, matcher: &dyn Fn(&str) -> Option<usize>) -> Vec<Token> {
+    split_tokens(text, matcher, false)
+}
+
+/// The tokens of `text` as the messages' search index holds them: each Chinese, Japanese or Thai
+/// character a token of its own (`store::unspaced`). For the user's search; memory retrieval
+/// keeps whole runs (its keywords are runs).
+pub(super) fn search_tokens(text: &str, matcher: &dyn Fn(&str) -> Option<usize>) -> Vec<Token> {
+    split_tokens(text, matcher, true)
+}
+
+/// Runs of letters and digits with the marks on them (`store::marks`), each character
+/// [`is_set_apart`] (with its marks) apart when `set_apart`.
+fn split_tokens(
+    text: &str,
+    matcher: &dyn Fn(&str) -> Option<usize>,
+    set_apart: bool,
+) -> Vec<Token> {
+    let mut out = Vec::new();
+    let mut start = None;
+    // The open token is one such character: anything but a mark ends it.
+    let mut single = false;
+    let push = |s: usize, e: usize, out: &mut Vec<Token>| {
+        out.push(Token {
+            start: s,
+            end: e,
+            word: matcher(&text[s..e]),
+        });
+    };
+    for (i, c) in text.char_indices() {
+        let apart = set_apart && is_set_apart(c);
+        if apart || (single && !is_mark(c)) {
+            if let Some(s) = start.take() {
+                push(s, i, &mut out);
+            }
+            single = false;
+        }
+        if apart {
+            start = Some(i);
+            single = true;
+        } else if is_word_char(c, start.is_some()) {
+            start.get_or_insert(i);
+        } else if let Some(s) = start.take() {
+            push(s, i, &mut out);
+        }
+    }
+    if let Some(s) = start {
+        push(s, text.len(), &mut out);
+    }
+    out
+}
+
+/// How often each of `words` (folded) occurs in `text` as a whole token.
+pub(crate) fn term_frequencies(text: &str, words: &[String]) -> Vec<u32> {
+    let mut counts = vec![0u32; words.len()];
+    for t in tokens(text, words) {
+        if let Some(w) = t.word {
+            counts[w] += 1;
+        }
+    }
+    counts
+}
+
+/// How often each word of `text` (folded) that `wanted` accepts occurs: one pass over the
+/// text, looked up in whatever vocabulary the caller holds. Only wanted words are counted, so
+/// a long text with thousands of distinct words costs one pass, not a list per word.
+pub(crate) fn word_counts(
+    text: &str,
+    wanted: &dyn Fn(&str) -> bool,
+) -> std::collections::HashMap<String, u32> {
+    let mut counts = std::collections::HashMap::new();
+    for t in tokens_matching(text, &|_| None) {
+        let word = fold(&text[t.start..t.end]);
+        if wanted(&word) {
+            *counts.entry(word).or_insert(0) += 1;
+        }
+    }
+    counts
+}
+
+/// The words of `text` as the search index holds them (folded), into `words`.
+pub(crate) fn index_words(text: &str, words: &mut std::collections::HashSet<String>) {
+    for t in tokens_matching(text, &|_| None) {
+        words.insert(fold(&text[t.start..t.end]));
+    }
+}
+
+/// The words of `text` as the messages' search index holds them (folded, each Chinese,
+/// Japanese or Thai character apart: "学习Rust" holds "rust"; marks as their stand-ins,
+/// `store::marks`), into `words`: what the word being typed expands into (migration 0009).
+pub(crate) fn search_index_words(text: &str, words: &mut std::collections::HashSet<String>) {
+    for t in search_tokens(text, &|_| None) {
+        let word = fold(&text[t.start..t.end]);
+        if has_kept_marks(&word) {
+            words.insert(keep_marks(&word).into_owned());
+        } else {
+            words.insert(word);
+        }
+    }
+}
+
+/// The words of `text` as the messages' search index splits it (each Chinese, Japanese or Thai
+/// character apart), folded but as written: what ranking and snippets compare.
+pub(crate) fn search_words(text: &str) -> Vec<String> {
+    search_tokens(text, &|_| None)
+        .iter()
+        .map(|t| fold(&text[t.start..t.end]))
+        .collect()
+}
