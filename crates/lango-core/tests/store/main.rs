@@ -10,6 +10,8 @@ mod messages;
 mod open;
 mod search;
 mod search_results;
+mod search_scripts;
+mod search_upgrades;
 mod sessions;
 mod status;
 
