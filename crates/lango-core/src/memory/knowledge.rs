@@ -24,7 +24,9 @@ use super::embedding::cosine;
 pub use super::knowledge_index::Candidate;
 use super::knowledge_index::KnowledgeIndex;
 use crate::agent::{roles, Content};
-use crate::store::{text_words, MemoryState, SearchHitKind, Store, StoreResult};
+use crate::store::{
+    has_set_apart, retrieval_words, MemoryState, SearchHitKind, Store, StoreResult,
+};
 use crate::tokens::TokenCounter;
 
 pub const KNOWLEDGE_HEADING: &str = "## Semantic Context (RAG)";
@@ -34,6 +36,10 @@ pub const KNOWLEDGE_LIMIT: usize = 5;
 pub const DEFAULT_KNOWLEDGE_TOKEN_BUDGET: usize = 1000;
 /// Keywords searched per query at most.
 const MAX_KEYWORDS: usize = 8;
+/// ... when the query holds Chinese, Japanese or Thai, whose runs give a keyword per pair of
+/// characters (`store::retrieval_words`): most are not in the memory's vocabulary and cost
+/// no read, and a question's subject is seldom in its first few pairs.
+const MAX_KEYWORDS_UNSPACED: usize = 24;
 /// Hits ranked per query (3× the limit, then filtered).
 const HITS_PER_QUERY: usize = KNOWLEDGE_LIMIT * 3;
 
@@ -70,16 +76,24 @@ pub fn rag_query(contents: &[Content]) -> Option<&str> {
 }
 
 /// The words of `query` worth searching: lowercased, deduplicated, no stopwords, at least
-/// three characters (or any non-ASCII word, e.g. CJK), at most [`MAX_KEYWORDS`].
+/// three characters (or any non-ASCII word, e.g. CJK), at most [`MAX_KEYWORDS`]
+/// ([`MAX_KEYWORDS_UNSPACED`] with Chinese, Japanese or Thai).
 pub fn keywords(query: &str) -> Vec<String> {
     let mut seen = HashSet::new();
-    // Split as the indexes split words: marks stay on their letters ("हिन्दी" is one word).
-    text_words(query)
+    let max = if has_set_apart(query) {
+        MAX_KEYWORDS_UNSPACED
+    } else {
+        MAX_KEYWORDS
+    };
+    // Split as the indexes split words: marks stay on their letters ("हिन्दी" is one word), a
+    // Chinese or Thai run is its pairs of characters ("拉面" is found inside "吃拉面").
+    retrieval_words(query)
+        .into_iter()
         .map(str::to_lowercase)
         .filter(|w| w.chars().count() >= 3 || (!w.is_empty() && !w.is_ascii()))
         .filter(|w| !STOPWORDS.contains(&w.as_str()))
         .filter(|w| seen.insert(w.clone()))
-        .take(MAX_KEYWORDS)
+        .take(max)
         .collect()
 }
 

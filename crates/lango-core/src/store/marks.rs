@@ -9,7 +9,7 @@
 //! (tashkeel, niqqud), which are written only sometimes, are dropped instead, as the Latin
 //! accents are: "كَتَبَ" is found by "كتب". A search's words go through the same mapping
 //! ([`keep_marks`]); snippets and ranking read the text as written, split it with the same
-//! rule ([`words`]) and fold the vowel points away (`store::tokens::fold`).
+//! rule ([`word_ranges`]) and fold the vowel points away (`store::tokens::fold`).
 //!
 //! Owns only text; `store::index_form` applies it.
 
@@ -34,13 +34,8 @@ pub(crate) fn is_word_char(c: char, in_word: bool) -> bool {
     }
 }
 
-/// The words of `text`: runs of letters and digits with the marks on them, as the indexes
-/// hold them.
-pub(crate) fn words(text: &str) -> impl Iterator<Item = &str> {
-    word_ranges(text).map(move |(s, e)| &text[s..e])
-}
-
-/// The byte ranges of [`words`].
+/// The byte ranges of the words of `text`: runs of letters and digits with the marks on
+/// them, as the indexes hold them.
 pub(crate) fn word_ranges(text: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
     let mut chars = text.char_indices();
     std::iter::from_fn(move || {
@@ -133,6 +128,10 @@ pub(crate) fn keep_marks(text: &str) -> Cow<'_, str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn words(text: &str) -> impl Iterator<Item = &str> {
+        word_ranges(text).map(move |(s, e)| &text[s..e])
+    }
 
     #[test]
     fn a_word_keeps_its_vowel_marks_and_a_virama() {

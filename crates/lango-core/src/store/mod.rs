@@ -85,9 +85,9 @@ pub use tool_results::{HEAD_BYTES, INLINE_RESULT_BYTES};
 pub use vectors::{Triple, VectorRow};
 pub use writable::folder_is_writable;
 
-pub(crate) use marks::words as text_words;
 pub(crate) use snippet::{plain_snippet, SNIPPET_TOKENS};
-pub(crate) use tokens::{fold, index_words, term_frequencies, word_counts};
+pub(crate) use tokens::{fold, index_words, retrieval_words, term_frequencies, word_counts};
+pub(crate) use unspaced::has_set_apart;
 
 /// Where one of retrieval's reads runs (`hot_path`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -8,7 +8,7 @@
 use unicode_normalization::UnicodeNormalization;
 
 use super::marks::{has_kept_marks, is_mark, is_vowel_point, is_word_char, keep_marks};
-use super::unspaced::is_set_apart;
+use super::unspaced::{has_set_apart, is_set_apart};
 
 /// One token of `text`: its byte range and whether it is one of the query words.
 pub(super) struct Token {
@@ -68,7 +68,18 @@ pub(super) fn word_index(token: &str, words: &[String]) -> Option<usize> {
 /// them as the indexes keep them) and compares with
 /// `words` (folded) ignoring case and diacritics.
 pub(super) fn tokens(text: &str, words: &[String]) -> Vec<Token> {
-    tokens_matching(text, &|t| word_index(t, words))
+    tokens_matching(text, &|t| {
+        word_index(t, words).or_else(|| {
+            // A word of memory retrieval inside a run (`retrieval_words`): the run holds it.
+            if !has_set_apart(t) {
+                return None;
+            }
+            let folded = fold(t);
+            words
+                .iter()
+                .position(|w| has_set_apart(w) && folded.contains(w.as_str()))
+        })
+    })
 }
 
 /// [`tokens`] with any matcher: which query word (by index) a token is.
@@ -127,8 +138,8 @@ fn split_tokens(
 /// How often each of `words` (folded) occurs in `text` as a whole token.
 pub(crate) fn term_frequencies(text: &str, words: &[String]) -> Vec<u32> {
     let mut counts = vec![0u32; words.len()];
-    for t in tokens(text, words) {
-        if let Some(w) = t.word {
+    for word in retrieval_words(text) {
+        if let Some(w) = word_index(word, words) {
             counts[w] += 1;
         }
     }
@@ -143,8 +154,8 @@ pub(crate) fn word_counts(
     wanted: &dyn Fn(&str) -> bool,
 ) -> std::collections::HashMap<String, u32> {
     let mut counts = std::collections::HashMap::new();
-    for t in tokens_matching(text, &|_| None) {
-        let word = fold(&text[t.start..t.end]);
+    for word in retrieval_words(text) {
+        let word = fold(word);
         if wanted(&word) {
             *counts.entry(word).or_insert(0) += 1;
         }
@@ -154,8 +165,8 @@ pub(crate) fn word_counts(
 
 /// The words of `text` as the search index holds them (folded), into `words`.
 pub(crate) fn index_words(text: &str, words: &mut std::collections::HashSet<String>) {
-    for t in tokens_matching(text, &|_| None) {
-        words.insert(fold(&text[t.start..t.end]));
+    for word in retrieval_words(text) {
+        words.insert(fold(word));
     }
 }
 
@@ -180,4 +191,74 @@ pub(crate) fn search_words(text: &str) -> Vec<String> {
         .iter()
         .map(|t| fold(&text[t.start..t.end]))
         .collect()
+}
+
+/// The run's characters `units` (byte ranges in `word`) into `out` as neighbouring pairs.
+fn flush<'a>(word: &'a str, units: &mut Vec<(usize, usize)>, out: &mut Vec<&'a str>) {
+    match units.as_slice() {
+        [] => {}
+        [(s, e)] => out.push(&word[*s..*e]),
+        pairs => out.extend(pairs.windows(2).map(|p| &word[p[0].0..p[1].1])),
+    }
+    units.clear();
+}
+
+/// The words memory retrieval counts and looks for in `text`: its words as the index splits
+/// them, but a run of Chinese, Japanese or Thai as each two neighbouring characters of it
+/// (with their marks; one character alone when the run has one), so a word inside a run is
+/// found: "拉面" in "我喜欢吃拉面" (我喜 喜欢 欢吃 吃拉 拉面), as the search index finds it.
+/// Slices of `text`, overlapping in runs, not folded.
+pub(crate) fn retrieval_words(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    for t in tokens_matching(text, &|_| None) {
+        let word = &text[t.start..t.end];
+        if !has_set_apart(word) {
+            out.push(word);
+            continue;
+        }
+        // The run's characters (each with its marks), and the other words touching them.
+        let mut units: Vec<(usize, usize)> = Vec::new();
+        let mut other: Option<usize> = None;
+        for (i, c) in word.char_indices() {
+            let end = i + c.len_utf8();
+            if is_set_apart(c) {
+                if let Some(s) = other.take() {
+                    out.push(&word[s..i]);
+                }
+                units.push((i, end));
+            } else if let (true, None, Some(last)) = (is_mark(c), other, units.last_mut()) {
+                last.1 = end;
+            } else {
+                flush(word, &mut units, &mut out);
+                other.get_or_insert(i);
+            }
+        }
+        flush(word, &mut units, &mut out);
+        if let Some(s) = other {
+            out.push(&word[s..]);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn retrieval_takes_a_run_of_chinese_or_thai_as_its_neighbouring_pairs() {
+        assert_eq!(
+            retrieval_words("我喜欢吃拉面"),
+            ["我喜", "喜欢", "欢吃", "吃拉", "拉面"]
+        );
+        assert_eq!(
+            retrieval_words("学习Rust 和 cargo"),
+            ["学习", "Rust", "和", "cargo"]
+        );
+        assert_eq!(retrieval_words("สวัสดี"), ["สวั", "วัส", "สดี"]);
+        assert_eq!(
+            retrieval_words("हिन्दी and plain words"),
+            ["हिन्दी", "and", "plain", "words"]
+        );
+    }
 }

@@ -311,3 +311,30 @@ async fn words_the_memory_holds_are_cached_before_a_message_first_asks_about_the
     assert!(texts.iter().any(|t| t.contains("wombat")), "{texts:?}");
     assert!(texts.iter().any(|t| t.contains("quokka")), "{texts:?}");
 }
+
+/// Chinese through the cache as context assembly reads it: a word inside a note's run is
+/// found, found again from the cache, and once the engine refreshed after a new note, found
+/// in it without reading the database; a pair the memory never held costs no read.
+#[tokio::test]
+async fn a_chinese_word_inside_a_run_is_found_through_the_cache_and_its_refresh() {
+    let (_d, store, index) = session_with_note("用户在屋顶上养蜜蜂").await;
+    let ask = |query: &'static str| cached(&index, &store, query);
+    let texts = |found: Vec<lango_core::memory::knowledge::Candidate>| -> Vec<String> {
+        found.into_iter().map(|c| c.content).collect()
+    };
+    assert_eq!(texts(ask("蜜蜂最近怎么样").await), ["用户在屋顶上养蜜蜂"]);
+    let read = index.counts().read;
+    assert_eq!(texts(ask("蜜蜂最近怎么样").await), ["用户在屋顶上养蜜蜂"]);
+    assert_eq!(
+        index.counts().read,
+        read,
+        "the second call read no keyword again"
+    );
+
+    observe(&store, "s", "用户在市场上卖蜂蜜").await;
+    index.refresh(&store, "s").await.unwrap();
+    let read = index.counts().read;
+    let found = texts(ask("蜂蜜卖得好吗").await);
+    assert_eq!(found, ["用户在市场上卖蜂蜜"]);
+    assert_eq!(index.counts().read, read, "nothing was read on the call");
+}

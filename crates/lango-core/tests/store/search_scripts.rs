@@ -194,3 +194,38 @@ async fn thai_lao_khmer_and_burmese_words_are_found_inside_a_run_while_typed() {
         assert_eq!(found, snippets, "{query}");
     }
 }
+
+#[tokio::test]
+async fn memory_retrieval_finds_a_chinese_or_thai_word_inside_a_run() {
+    let (_d, store) = temp_store().await;
+    store.create_session("s", "").await.unwrap();
+    for text in [
+        "我昨天在东京吃了一碗拉面",
+        "今天天气很好",
+        "ฉันชอบภาษาไทยมาก",
+    ] {
+        store
+            .append_message("s", NewMessage::new("user", text))
+            .await
+            .unwrap();
+    }
+    crate::memory::save_obs(&store, "s", "用户最喜欢的食物是寿司").await;
+    let found = |query: &'static str| {
+        let store = &store;
+        async move {
+            lango_core::memory::knowledge::bm25_candidates(store, "s", query)
+                .await
+                .unwrap()
+                .into_iter()
+                .map(|c| c.content)
+                .collect::<Vec<String>>()
+        }
+    };
+    // The question's words stand inside runs of its own, as they do in the memory.
+    assert_eq!(
+        found("你还记得我说的那家拉面店吗").await,
+        ["我昨天在东京吃了一碗拉面"]
+    );
+    assert_eq!(found("我喜欢寿司吗？").await, ["用户最喜欢的食物是寿司"]);
+    assert_eq!(found("พูดภาษาไทยได้ไหม").await, ["ฉันชอบภาษาไทยมาก"]);
+}
