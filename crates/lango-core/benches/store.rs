@@ -8,7 +8,9 @@
 //!   session, same budget (goal ≤ 1.5: loading reads only the tail);
 //! - knowledge retrieval's search (run before every model call with memory on) in a
 //!   500-message session, alone in its database and among 100 such sessions: the match is
-//!   scoped to the session inside FTS5, so other sessions should cost little;
+//!   scoped to the session inside FTS5, so other sessions should cost little; and a Chinese
+//!   question in a Chinese session (each pair of its characters a keyword) against the
+//!   English one;
 //! - a message sent while a 20,000-message conversation is imported (a long ChatGPT thread):
 //!   how long each send waits, against a send with nothing else writing — the import goes
 //!   a chunk per transaction, so a send waits for one chunk, not the whole thread.
@@ -114,7 +116,7 @@ async fn main() {
         "deferred search indexing: {indexed} messages in {:.0} ms, paid once by the next search",
         english.as_secs_f64() * 1e3
     );
-    // Chinese is indexed with its characters apart (store::cjk): read into Rust, spaced,
+    // Chinese is indexed with its characters apart (store::unspaced): read into Rust, spaced,
     // inserted as JSON, where English goes through SQL alone.
     store.create_session("chinese", "").await.expect("session");
     let chinese = "一条典型的聊天消息，一两句话，长度足以显得真实，也谈到编程和学习。";
@@ -153,6 +155,12 @@ async fn main() {
     // 3. Knowledge retrieval: one session alone vs among 100.
     let alone = time_knowledge_search(dir.path(), "alone", 1).await;
     let among = time_knowledge_search(dir.path(), "among", 100).await;
+    let chinese = time_chinese_knowledge_search(dir.path()).await;
+    println!(
+        "knowledge retrieval, a Chinese question (its pairs of characters as keywords) in a 500-message Chinese session: {:.2} ms ({:.1}x the English question alone)",
+        chinese.as_secs_f64() * 1e3,
+        chinese.as_secs_f64() / alone.as_secs_f64()
+    );
     println!(
         "knowledge retrieval (match + rank, nothing cached) in a 500-message session: alone {:.2} ms, among 100 sessions {:.2} ms (ratio {:.1})",
         alone.as_secs_f64() * 1e3,
@@ -240,6 +248,43 @@ async fn time_knowledge_search(dir: &std::path::Path, name: &str, sessions: usiz
             lango_core::memory::knowledge::bm25_candidates(&store, "k0", "project plan next")
                 .await
                 .expect("search");
+        samples.push(start.elapsed());
+        assert_eq!(hits.len(), 15);
+    }
+    store.close().await;
+    median(samples)
+}
+
+/// [`time_knowledge_search`] for a Chinese question in a session of 500 Chinese messages:
+/// retrieval looks for each pair of neighbouring characters (`store::retrieval_words`).
+async fn time_chinese_knowledge_search(dir: &std::path::Path) -> Duration {
+    let store = Store::open(&dir.join("chinese-knowledge.db"))
+        .await
+        .expect("open");
+    store.create_session("zh", "").await.expect("session");
+    let topics = ["项目计划", "下一步", "天气", "拉面", "编程", "学习"];
+    for i in 0..500 {
+        let text = format!(
+            "第{i}条消息：我们讨论了{}和{}，然后决定明天继续。",
+            topics[i % topics.len()],
+            topics[(i / topics.len()) % topics.len()]
+        );
+        store
+            .append_message("zh", NewMessage::new("user", &text))
+            .await
+            .expect("append");
+    }
+    store.index_pending_messages().await.expect("index");
+    let mut samples = Vec::with_capacity(LOADS);
+    for _ in 0..LOADS {
+        let start = Instant::now();
+        let hits = lango_core::memory::knowledge::bm25_candidates(
+            &store,
+            "zh",
+            "你还记得我们的项目计划和下一步吗",
+        )
+        .await
+        .expect("search");
         samples.push(start.elapsed());
         assert_eq!(hits.len(), 15);
     }
