@@ -135,7 +135,7 @@ fn split_tokens(
     out
 }
 
-/// How often each of `words` (folded) occurs in `text` as a whole token.
+/// How often each of `words` (folded) occurs in `text` as one of its [`retrieval_words`].
 pub(crate) fn term_frequencies(text: &str, words: &[String]) -> Vec<u32> {
     let mut counts = vec![0u32; words.len()];
     for word in retrieval_words(text) {
@@ -146,9 +146,10 @@ pub(crate) fn term_frequencies(text: &str, words: &[String]) -> Vec<u32> {
     counts
 }
 
-/// How often each word of `text` (folded) that `wanted` accepts occurs: one pass over the
-/// text, looked up in whatever vocabulary the caller holds. Only wanted words are counted, so
-/// a long text with thousands of distinct words costs one pass, not a list per word.
+/// How often each of the [`retrieval_words`] of `text` (folded) that `wanted` accepts
+/// occurs: one pass over the text, looked up in whatever vocabulary the caller holds. Only
+/// wanted words are counted, so a long text with thousands of distinct words costs one
+/// pass, not a list per word.
 pub(crate) fn word_counts(
     text: &str,
     wanted: &dyn Fn(&str) -> bool,
@@ -163,7 +164,7 @@ pub(crate) fn word_counts(
     counts
 }
 
-/// The words of `text` as the search index holds them (folded), into `words`.
+/// The [`retrieval_words`] of `text` (folded), into `words`: the memory's vocabulary.
 pub(crate) fn index_words(text: &str, words: &mut std::collections::HashSet<String>) {
     for word in retrieval_words(text) {
         words.insert(fold(word));
