@@ -241,17 +241,23 @@ async fn time_knowledge_search(dir: &std::path::Path, name: &str, sessions: usiz
         seed(&path, &key, 500).await;
     }
     store.index_pending_messages().await.expect("index");
+    let took = time_bm25(&store, "k0", "project plan next").await;
+    store.close().await;
+    took
+}
+
+/// The median of [`LOADS`] retrievals (BM25, nothing cached) of `query` in session `key`,
+/// each finding a full page of 15 candidates.
+async fn time_bm25(store: &Store, key: &str, query: &str) -> Duration {
     let mut samples = Vec::with_capacity(LOADS);
     for _ in 0..LOADS {
         let start = Instant::now();
-        let hits =
-            lango_core::memory::knowledge::bm25_candidates(&store, "k0", "project plan next")
-                .await
-                .expect("search");
+        let hits = lango_core::memory::knowledge::bm25_candidates(store, key, query)
+            .await
+            .expect("search");
         samples.push(start.elapsed());
         assert_eq!(hits.len(), 15);
     }
-    store.close().await;
     median(samples)
 }
 
@@ -275,19 +281,7 @@ async fn time_chinese_knowledge_search(dir: &std::path::Path) -> Duration {
             .expect("append");
     }
     store.index_pending_messages().await.expect("index");
-    let mut samples = Vec::with_capacity(LOADS);
-    for _ in 0..LOADS {
-        let start = Instant::now();
-        let hits = lango_core::memory::knowledge::bm25_candidates(
-            &store,
-            "zh",
-            "你还记得我们的项目计划和下一步吗",
-        )
-        .await
-        .expect("search");
-        samples.push(start.elapsed());
-        assert_eq!(hits.len(), 15);
-    }
+    let took = time_bm25(&store, "zh", "你还记得我们的项目计划和下一步吗").await;
     store.close().await;
-    median(samples)
+    took
 }
