@@ -18,6 +18,7 @@ mod attachments;
 mod compaction;
 mod error;
 mod find;
+mod hangul;
 mod hot_path;
 mod imports;
 mod index_form;

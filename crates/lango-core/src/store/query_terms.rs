@@ -4,6 +4,7 @@
 //! Owns only text; `store::search_query` makes the terms, `store::search_rank` and
 //! `store::snippet` match them.
 
+use super::hangul::in_range;
 use super::tokens::{fold, search_tokens, word_index, Token};
 
 /// What a user's search matches in a text, for ranking and snippets in Rust: whole `words`
@@ -16,6 +17,9 @@ pub(crate) struct QueryTerms {
     /// A typed word of several tokens ("编程", "ภาษา", "e-mail") matches them only in a
     /// row, as the index's phrase does: a snippet marks only such runs.
     pub phrases: Vec<std::ops::Range<usize>>,
+    /// When the prefix ends in a Korean syllable still being composed: the words it may
+    /// become (`store::hangul`), matched instead of the prefix.
+    pub prefix_range: Option<(String, String)>,
 }
 
 impl QueryTerms {
@@ -36,7 +40,9 @@ impl QueryTerms {
     pub(super) fn term_of(&self, token: &str) -> Option<usize> {
         word_index(token, &self.words).or_else(|| {
             let prefix = self.prefix.as_deref()?;
-            let matches = if token.is_ascii() {
+            let matches = if let Some(range) = &self.prefix_range {
+                in_range(&fold(token), range)
+            } else if token.is_ascii() {
                 token.len() >= prefix.len() && token[..prefix.len()].eq_ignore_ascii_case(prefix)
             } else {
                 fold(token).starts_with(prefix)

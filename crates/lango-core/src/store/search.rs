@@ -18,6 +18,7 @@
 use rusqlite::{Connection, OptionalExtension};
 
 use super::error::StoreResult;
+use super::hangul::composing_range;
 use super::marks::keep_marks;
 use super::models::{SearchHit, SearchHitKind, SearchResults};
 use super::plain_text::plain_text;
@@ -41,6 +42,12 @@ const SNIPPET_TOKENS: usize = 16;
 const EXPANSIONS: &str = "
 SELECT term FROM search_terms WHERE term >= ?1 AND term < ?1 || char(1114111)
  ORDER BY length(term), term LIMIT ?2";
+
+/// The indexed words from `?1` up to (not including) `?2`, shortest first, at most `?3`: what
+/// a Korean word whose last syllable is still being composed may become (`store::hangul`).
+const EXPANSIONS_IN_RANGE: &str = "
+SELECT term FROM search_terms WHERE term >= ?1 AND term < ?2
+ ORDER BY length(term), term LIMIT ?3";
 
 /// The rows behind candidates (ids as JSON arrays: ?1 messages, ?2 observations, ?3
 /// reflections), with their text and session.
@@ -140,16 +147,29 @@ impl Store {
 /// Reads, ranks and cuts one page of a search (`unindexed` left 0).
 fn read_page(conn: &Connection, plan: &Plan) -> rusqlite::Result<SearchResults> {
     let mut message_fts = plan.fts.clone();
+    let mut notes_fts = &plan.fts;
     if let Some((input, prefix)) = &plan.expand {
-        let words: Vec<String> = conn
-            .prepare_cached(EXPANSIONS)?
-            .query_map(rusqlite::params![prefix, MAX_EXPANSIONS], |r| r.get(0))?
-            .collect::<rusqlite::Result<_>>()?;
+        let composing = composing_range(prefix);
+        let words: Vec<String> = match &composing {
+            Some((lo, hi)) => conn
+                .prepare_cached(EXPANSIONS_IN_RANGE)?
+                .query_map(rusqlite::params![lo, hi, MAX_EXPANSIONS], |r| r.get(0))?
+                .collect::<rusqlite::Result<_>>()?,
+            None => conn
+                .prepare_cached(EXPANSIONS)?
+                .query_map(rusqlite::params![prefix, MAX_EXPANSIONS], |r| r.get(0))?
+                .collect::<rusqlite::Result<_>>()?,
+        };
         if let Some(expanded) = to_fts_query_expanded(input, &words) {
             message_fts = expanded;
+            // A half-made syllable is no prefix of what it becomes: the notes too are
+            // searched for the words it may become.
+            if composing.is_some() {
+                notes_fts = &message_fts;
+            }
         }
     }
-    let mut query = text_only(&plan.fts);
+    let mut query = text_only(notes_fts);
     let mut message_query = text_only(&message_fts);
     if let Some(key) = &plan.session_key {
         let id: Option<i64> = conn

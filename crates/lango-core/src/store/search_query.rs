@@ -2,6 +2,7 @@
 //! `store::search` matches with: every word quoted (never a syntax error), all of them
 //! required, the last one a prefix while it is being typed so results appear at once.
 
+use super::hangul::composing_range;
 use super::index_form::{index_form, needs_index_form};
 use super::marks::{is_mark, word_ranges};
 use super::query_terms::QueryTerms;
@@ -107,10 +108,12 @@ pub(super) fn query_terms(input: &str) -> QueryTerms {
     } else {
         None
     };
+    let prefix_range = prefix.as_deref().and_then(composing_range);
     QueryTerms {
         words,
         prefix,
         phrases,
+        prefix_range,
     }
 }
 

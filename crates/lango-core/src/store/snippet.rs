@@ -230,6 +230,7 @@ mod tests {
             words: words(&["ภ", "า"]),
             prefix: Some("ษ".to_owned()),
             phrases: std::iter::once(0..3).collect(),
+            prefix_range: None,
         };
         assert_eq!(
             marked_snippet("ฉันชอบภาษาไทยมาก", &thai, 30),
@@ -242,7 +243,7 @@ mod tests {
         let terms = |ws: &[&str], prefix: &str| QueryTerms {
             words: words(ws),
             prefix: Some(prefix.to_owned()),
-            phrases: Vec::new(),
+            ..QueryTerms::default()
         };
         let borr = terms(&["the"], "borr");
         assert_eq!(

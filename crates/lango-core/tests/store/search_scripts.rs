@@ -49,6 +49,39 @@ async fn korean_and_japanese_words_are_found_while_typed_and_inside_a_run() {
     .await;
 }
 
+/// An input method shows the syllable being made: "거" on the way to "검", "검ㅅ" and "검새" on
+/// the way to "검색". Results must not vanish at each of those steps.
+#[tokio::test]
+async fn a_korean_word_is_found_while_its_last_syllable_is_still_being_composed() {
+    let (_d, store) =
+        session_saying(&["한국어 검색은 잘 됩니까", "게임을 했어요", "검토했어요"]).await;
+    for (query, snippets) in [
+        ("거", vec!["[검토했어요]", "한국어 [검색은] 잘 됩니까"]),
+        ("검ㅅ", vec!["한국어 [검색은] 잘 됩니까"]),
+        ("검새", vec!["한국어 [검색은] 잘 됩니까"]),
+        ("한국어 거", vec!["[한국어] [검색은] 잘 됩니까"]),
+        ("ㅈ", vec!["한국어 검색은 [잘] 됩니까"]),
+    ] {
+        let hits = store.search_page(query, None, 10, 0).await.unwrap().hits;
+        let mut found: Vec<&str> = hits.iter().map(|h| h.snippet.as_str()).collect();
+        found.sort_unstable();
+        assert_eq!(found, snippets, "{query}");
+    }
+    // A memory note is found by its words once their syllables are finished.
+    crate::memory::save_obs(&store, "s", "사용자는 검색 기능을 좋아한다").await;
+    assert_snippets(
+        &store,
+        &[(
+            "검색",
+            vec![
+                "사용자는 [검색] 기능을 좋아한다",
+                "한국어 [검색은] 잘 됩니까",
+            ],
+        )],
+    )
+    .await;
+}
+
 #[tokio::test]
 async fn chinese_and_japanese_words_are_found_inside_a_run_of_characters() {
     let (_d, store) = session_saying(&[
