@@ -17,7 +17,8 @@ pub(crate) fn needs_index_form(text: &str) -> bool {
     !text.is_ascii() && (has_set_apart(text) || has_kept_marks(text))
 }
 
-/// `text` as the indexes hold it.
+/// `text` as the indexes hold it: borrowed exactly when that is `text` as written
+/// ([`needs_index_form`] false), so a caller can decide and form in one pass.
 pub(crate) fn index_form(text: &str) -> Cow<'_, str> {
     match spaced(text) {
         Cow::Borrowed(text) => keep_marks(text),

@@ -1,11 +1,13 @@
 //! The memory notes' search rows in the form the messages' are indexed in
-//! (`store::index_form`: Chinese or Thai spaced, marks inside words kept). Triggers index an observation or reflection as written (migration 0002);
-//! SQL cannot space it, so each write of a note with such characters sets its row's text
-//! here, in the same transaction.
+//! (`store::index_form`: Chinese or Thai spaced, marks inside words kept). Triggers index
+//! an observation or reflection as written (migration 0002); SQL cannot form it, so each
+//! write of a note that needs it sets its row's text here, in the same transaction.
+
+use std::borrow::Cow;
 
 use sqlx::sqlite::SqliteConnection;
 
-use super::index_form::{index_form, needs_index_form};
+use super::index_form::index_form;
 
 /// Which notes' table, and its index's statement.
 #[derive(Debug, Clone, Copy)]
@@ -46,11 +48,12 @@ pub(super) async fn index_note(
     id: &str,
     content: &str,
 ) -> sqlx::Result<()> {
-    if !needs_index_form(content) {
+    // Borrowed when the trigger's row already holds the text as the index needs it.
+    let Cow::Owned(formed) = index_form(content) else {
         return Ok(());
-    }
+    };
     sqlx::query(table.respace())
-        .bind(index_form(content).as_ref())
+        .bind(formed)
         .bind(id)
         .execute(conn)
         .await?;

@@ -9,6 +9,7 @@
 //! gather and indexes the queue. A search indexes a small remainder itself first and
 //! reports a large one as `unindexed` ([`Store::index_small_remainder`]).
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -18,7 +19,7 @@ use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
 use super::error::StoreResult;
-use super::index_form::{index_form, needs_index_form};
+use super::index_form::index_form;
 use super::pacing::next_size;
 use super::tokens::search_index_words;
 use super::Store;
@@ -217,9 +218,10 @@ impl Store {
         let mut formed_rows = Vec::new();
         for (id, text, session) in &rows {
             search_index_words(text, &mut words);
-            if needs_index_form(text) {
+            // Borrowed when the index holds the text as written: one pass decides and forms.
+            if let Cow::Owned(formed) = index_form(text) {
                 formed_ids.push(*id);
-                formed_rows.push(serde_json::json!([id, index_form(text), session]));
+                formed_rows.push(serde_json::json!([id, formed, session]));
             }
         }
         sqlx::query(INDEX_QUEUED)
