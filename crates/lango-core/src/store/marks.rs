@@ -9,7 +9,7 @@
 //! (tashkeel, niqqud), which are written only sometimes, are dropped instead, as the Latin
 //! accents are: "كَتَبَ" is found by "كتب". A search's words go through the same mapping
 //! ([`keep_marks`]); snippets and ranking read the text as written, split it with the same
-//! rule ([`word_ranges`]) and fold the vowel points away (`store::tokens::fold`).
+//! rule (`store::tokens`) and fold the vowel points away (`store::tokens::fold`).
 //!
 //! Owns only text; `store::index_form` applies it.
 
@@ -32,23 +32,6 @@ pub(crate) fn is_word_char(c: char, in_word: bool) -> bool {
     } else {
         c.is_alphanumeric()
     }
-}
-
-/// The byte ranges of the words of `text`: runs of letters and digits with the marks on
-/// them, as the indexes hold them.
-pub(crate) fn word_ranges(text: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
-    let mut chars = text.char_indices();
-    std::iter::from_fn(move || {
-        let mut start = None;
-        for (i, c) in chars.by_ref() {
-            if is_word_char(c, start.is_some()) {
-                start.get_or_insert(i);
-            } else if let Some(s) = start {
-                return Some((s, i));
-            }
-        }
-        start.map(|s| (s, text.len()))
-    })
 }
 
 /// Whether `c` is an Arabic or Hebrew vowel point or cantillation mark: dropped from a word.
@@ -128,21 +111,6 @@ pub(crate) fn keep_marks(text: &str) -> Cow<'_, str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn words(text: &str) -> impl Iterator<Item = &str> {
-        word_ranges(text).map(move |(s, e)| &text[s..e])
-    }
-
-    #[test]
-    fn a_word_keeps_its_vowel_marks_and_a_virama() {
-        assert_eq!(
-            words("मुझे हिन्दी में, please").collect::<Vec<_>>(),
-            ["मुझे", "हिन्दी", "में", "please"]
-        );
-        assert_eq!(words("தமிழ் மொழி").collect::<Vec<_>>(), ["தமிழ்", "மொழி"]);
-        // A mark after a space or a symbol is no word.
-        assert_eq!(words("a \u{94d} b").collect::<Vec<_>>(), ["a", "b"]);
-    }
 
     #[test]
     fn marks_inside_words_become_their_stand_ins_and_other_text_is_kept() {

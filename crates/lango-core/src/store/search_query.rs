@@ -4,9 +4,9 @@
 
 use super::hangul::composing_range;
 use super::index_form::{index_form, needs_index_form};
-use super::marks::{is_mark, word_ranges};
+use super::marks::is_mark;
 use super::query_terms::QueryTerms;
-use super::tokens::search_words;
+use super::tokens::{search_words, tokens_matching};
 use super::unspaced::{is_cjk, is_set_apart};
 
 /// Whether the input ends inside a word (trailing spaces aside: the search box trims them),
@@ -15,15 +15,16 @@ use super::unspaced::{is_cjk, is_set_apart};
 /// digits and the marks on them only, `store::marks`).
 pub(super) fn ends_in_a_word(input: &str) -> bool {
     let input = input.trim_end();
-    word_ranges(input)
+    tokens_matching(input, &|_| None)
         .last()
-        .is_some_and(|(_, end)| end == input.len())
+        .is_some_and(|t| t.end == input.len())
 }
 
 /// Whether `word` is one word as the index splits words (no Chinese, Japanese or Thai, each
 /// character a word): the word being typed is then expanded into the words it begins.
 pub(super) fn is_one_word(word: &str) -> bool {
-    !word.chars().any(is_set_apart) && word_ranges(word).eq([(0, word.len())])
+    !word.chars().any(is_set_apart)
+        && matches!(tokens_matching(word, &|_| None).as_slice(), [t] if t.start == 0 && t.end == word.len())
 }
 
 /// Turns what a user typed into an FTS5 query that cannot be a syntax error: every word is

@@ -246,6 +246,21 @@ pub(crate) fn retrieval_words(text: &str) -> Vec<&str> {
 mod tests {
     use super::*;
 
+    fn words(text: &str) -> Vec<&str> {
+        tokens_matching(text, &|_| None)
+            .iter()
+            .map(|t| &text[t.start..t.end])
+            .collect()
+    }
+
+    #[test]
+    fn a_word_keeps_its_vowel_marks_and_a_virama() {
+        assert_eq!(words("मुझे हिन्दी में, please"), ["मुझे", "हिन्दी", "में", "please"]);
+        assert_eq!(words("தமிழ் மொழி"), ["தமிழ்", "மொழி"]);
+        // A mark after a space or a symbol is no word.
+        assert_eq!(words("a \u{94d} b"), ["a", "b"]);
+    }
+
     #[test]
     fn retrieval_takes_a_run_of_chinese_or_thai_as_its_neighbouring_pairs() {
         assert_eq!(
