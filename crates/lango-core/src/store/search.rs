@@ -37,15 +37,10 @@ const MAX_EXPANSIONS: i64 = 128;
 /// Tokens per search snippet.
 const SNIPPET_TOKENS: usize = 16;
 
-/// The indexed words starting with `?1`, shortest first (the word being typed is more
-/// likely short than long), at most `?2`.
+/// The indexed words from `?1` up to (not including) `?2` — those the word being typed may
+/// become ([`Expansion`]) —, shortest first (the word being typed is more likely short than
+/// long), at most `?3`.
 const EXPANSIONS: &str = "
-SELECT term FROM search_terms WHERE term >= ?1 AND term < ?1 || char(1114111)
- ORDER BY length(term), term LIMIT ?2";
-
-/// The indexed words from `?1` up to (not including) `?2`, shortest first, at most `?3`: what
-/// a Korean word whose last syllable is still being composed may become (`store::hangul`).
-const EXPANSIONS_IN_RANGE: &str = "
 SELECT term FROM search_terms WHERE term >= ?1 AND term < ?2
  ORDER BY length(term), term LIMIT ?3";
 
@@ -81,13 +76,38 @@ struct SessionRow {
 struct Plan {
     /// The FTS5 query of what was typed (the last word a prefix).
     fts: String,
-    /// What was typed and its last word folded, in the index's form (marks kept,
-    /// `store::marks`), when that word is expanded into the indexed words it begins.
-    expand: Option<(String, String)>,
+    /// When the last word is expanded into the indexed words it may become.
+    expand: Option<Expansion>,
     session_key: Option<String>,
     limit: usize,
     offset: usize,
     terms: QueryTerms,
+}
+
+/// The word being typed, expanded: what was typed, and the range of indexed words (folded,
+/// in the index's form: marks kept, `store::marks`) the last word may become — the words it
+/// begins, or for Korean still being composed the words its syllable may become
+/// (`store::hangul`).
+struct Expansion {
+    input: String,
+    range: (String, String),
+    /// The range is a composing syllable's, not the words a prefix begins.
+    composing: bool,
+}
+
+impl Expansion {
+    fn of(input: &str, prefix: &str) -> Self {
+        let prefix = keep_marks(prefix);
+        let (range, composing) = match composing_range(&prefix) {
+            Some(range) => (range, true),
+            None => ((prefix.to_string(), format!("{prefix}\u{10FFFF}")), false),
+        };
+        Self {
+            input: input.to_owned(),
+            range,
+            composing,
+        }
+    }
 }
 
 impl Store {
@@ -120,9 +140,7 @@ impl Store {
         // with Chinese, Japanese or Thai is several).
         let typed = query.split_whitespace().last().unwrap_or_default();
         let expand = match &terms.prefix {
-            Some(prefix) if is_one_word(typed) => {
-                Some((query.to_owned(), keep_marks(prefix).into_owned()))
-            }
+            Some(prefix) if is_one_word(typed) => Some(Expansion::of(query, prefix)),
             _ => None,
         };
         let plan = Plan {
@@ -148,23 +166,17 @@ impl Store {
 fn read_page(conn: &Connection, plan: &Plan) -> rusqlite::Result<SearchResults> {
     let mut message_fts = plan.fts.clone();
     let mut notes_fts = &plan.fts;
-    if let Some((input, prefix)) = &plan.expand {
-        let composing = composing_range(prefix);
-        let words: Vec<String> = match &composing {
-            Some((lo, hi)) => conn
-                .prepare_cached(EXPANSIONS_IN_RANGE)?
-                .query_map(rusqlite::params![lo, hi, MAX_EXPANSIONS], |r| r.get(0))?
-                .collect::<rusqlite::Result<_>>()?,
-            None => conn
-                .prepare_cached(EXPANSIONS)?
-                .query_map(rusqlite::params![prefix, MAX_EXPANSIONS], |r| r.get(0))?
-                .collect::<rusqlite::Result<_>>()?,
-        };
-        if let Some(expanded) = to_fts_query_expanded(input, &words) {
+    if let Some(expansion) = &plan.expand {
+        let (lo, hi) = &expansion.range;
+        let words: Vec<String> = conn
+            .prepare_cached(EXPANSIONS)?
+            .query_map(rusqlite::params![lo, hi, MAX_EXPANSIONS], |r| r.get(0))?
+            .collect::<rusqlite::Result<_>>()?;
+        if let Some(expanded) = to_fts_query_expanded(&expansion.input, &words) {
             message_fts = expanded;
             // A half-made syllable is no prefix of what it becomes: the notes too are
             // searched for the words it may become.
-            if composing.is_some() {
+            if expansion.composing {
                 notes_fts = &message_fts;
             }
         }
