@@ -34,6 +34,16 @@ pub(crate) fn is_word_char(c: char, in_word: bool) -> bool {
     }
 }
 
+/// Whether `c` is a Latin combining accent (U+0300–U+036F), which FTS5 folds away itself.
+pub(crate) fn is_latin_accent(c: char) -> bool {
+    ('\u{300}'..='\u{36f}').contains(&c)
+}
+
+/// Whether a word loses `c` as the index holds it: a Latin accent or a vowel point.
+pub(crate) fn folds_away(c: char) -> bool {
+    is_latin_accent(c) || is_vowel_point(c)
+}
+
 /// Whether `c` is an Arabic or Hebrew vowel point or cantillation mark: dropped from a word.
 pub(crate) fn is_vowel_point(c: char) -> bool {
     matches!(c,
@@ -62,8 +72,11 @@ enum Indexed {
 
 fn indexed_as(mark: char) -> Indexed {
     let code = mark as u32;
+    if is_latin_accent(mark) {
+        return Indexed::AsItIs;
+    }
     let stand_in = match code {
-        0x0300..=0x036F | 0xFE00..=0xFE0F | 0xE0100..=0xE01EF => None,
+        0xFE00..=0xFE0F | 0xE0100..=0xE01EF => None,
         _ if is_vowel_point(mark) => return Indexed::Dropped,
         0..=0xFFFF => char::from_u32(0xF_0000 + code),
         0x1_0000..=0x1_FFFD => char::from_u32(0x10_0000 + (code - 0x1_0000)),

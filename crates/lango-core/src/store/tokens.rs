@@ -7,7 +7,9 @@
 
 use unicode_normalization::UnicodeNormalization;
 
-use super::marks::{has_kept_marks, is_mark, is_vowel_point, is_word_char, keep_marks};
+use super::marks::{
+    folds_away, has_kept_marks, is_latin_accent, is_mark, is_word_char, keep_marks,
+};
 use super::unspaced::{has_set_apart, is_set_apart};
 
 /// One token of `text`: its byte range and whether it is one of the query words.
@@ -30,14 +32,9 @@ pub(crate) fn fold(word: &str) -> String {
     }
     word.chars()
         .flat_map(char::to_lowercase)
-        .filter(|c| !is_diacritic(*c) && !is_vowel_point(*c))
+        .filter(|c| !folds_away(*c))
         .map(|c| latin_base(c).unwrap_or(c))
         .collect()
-}
-
-/// A combining accent (U+0300–U+036F): dropped from a word, as FTS5 drops it.
-fn is_diacritic(c: char) -> bool {
-    ('\u{300}'..='\u{36f}').contains(&c)
 }
 
 /// The ASCII letter a Latin letter with accents is made of (é → e, ệ → e); None for any
@@ -48,7 +45,7 @@ fn latin_base(c: char) -> Option<char> {
     }
     let mut parts = std::iter::once(c).nfd();
     let base = parts.next()?;
-    (base.is_ascii_alphabetic() && parts.all(is_diacritic)).then_some(base)
+    (base.is_ascii_alphabetic() && parts.all(is_latin_accent)).then_some(base)
 }
 
 /// Which of `words` (folded, see [`fold`]) `token` is.
@@ -65,8 +62,9 @@ pub(super) fn word_index(token: &str, words: &[String]) -> Option<usize> {
 }
 
 /// Splits like FTS5's `unicode61` tokenizer (runs of letters and digits, with the marks on
-/// them as the indexes keep them) and compares with
-/// `words` (folded) ignoring case and diacritics.
+/// them as the indexes keep them) and compares with `words` (folded) ignoring case and
+/// diacritics; a run of Chinese or Thai matches a word it holds (memory retrieval's pairs,
+/// [`retrieval_words`]). For plain snippet windows.
 pub(super) fn tokens(text: &str, words: &[String]) -> Vec<Token> {
     tokens_matching(text, &|t| {
         word_index(t, words).or_else(|| {
@@ -87,9 +85,9 @@ pub(super) fn tokens_matching(text: &str, matcher: &dyn Fn(&str) -> Option<usize
     split_tokens(text, matcher, false)
 }
 
-/// The tokens of `text` as the messages' search index holds them: each Chinese, Japanese or Thai
-/// character a token of its own (`store::unspaced`). For the user's search; memory retrieval
-/// keeps whole runs (its keywords are runs).
+/// The tokens of `text` as the messages' search index holds them: each Chinese, Japanese or
+/// Thai character a token of its own (`store::unspaced`). For the user's search; memory
+/// retrieval counts pairs of such characters instead ([`retrieval_words`]).
 pub(super) fn search_tokens(text: &str, matcher: &dyn Fn(&str) -> Option<usize>) -> Vec<Token> {
     split_tokens(text, matcher, true)
 }
