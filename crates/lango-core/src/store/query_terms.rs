@@ -72,26 +72,29 @@ pub(super) fn whole_phrases_only(text: &str, tokens: &mut [Token], terms: &Query
         return;
     }
     let token = |t: &Token| &text[t.start..t.end];
+    let in_long = |term: usize| long.iter().any(|p| p.contains(&term));
     let mut keep = vec![false; tokens.len()];
     for i in 0..tokens.len() {
-        if tokens[i].word.is_none() {
+        let Some(term) = tokens[i].word else {
             continue;
-        }
-        let in_long = |term: usize| long.iter().any(|p| p.contains(&term));
-        if tokens[i].word.is_some_and(|term| !in_long(term))
+        };
+        // A term of no longer word, or the whole of a one-token typed word.
+        if !in_long(term)
             || single
                 .iter()
                 .any(|p| terms.is_term(token(&tokens[i]), p.start))
         {
             keep[i] = true;
         }
+        // Each longer typed word whose tokens stand in a row from here.
         for phrase in &long {
-            let run = &tokens[i..tokens.len().min(i + phrase.len())];
-            if run.len() == phrase.len()
-                && run
-                    .iter()
-                    .zip((*phrase).clone())
-                    .all(|(t, term)| terms.is_term(token(t), term))
+            let Some(run) = tokens.get(i..i + phrase.len()) else {
+                continue;
+            };
+            if run
+                .iter()
+                .zip((*phrase).clone())
+                .all(|(t, term)| terms.is_term(token(t), term))
             {
                 keep[i..i + phrase.len()].fill(true);
             }
