@@ -18,7 +18,6 @@
 use rusqlite::{Connection, OptionalExtension};
 
 use super::error::StoreResult;
-use super::hangul::composing_range;
 use super::marks::keep_marks;
 use super::models::{SearchHit, SearchHitKind, SearchResults};
 use super::plain_text::plain_text;
@@ -86,26 +85,29 @@ struct Plan {
 
 /// The word being typed, expanded: what was typed, and the range of indexed words (folded,
 /// in the index's form: marks kept, `store::marks`) the last word may become — the words it
-/// begins, or for Korean still being composed the words its syllable may become
-/// (`store::hangul`).
+/// begins, or for Korean still being composed the words its syllable may become (the
+/// range `QueryTerms::prefix_range` holds, `store::hangul`).
 struct Expansion {
     input: String,
     range: (String, String),
-    /// The range is a composing syllable's, not the words a prefix begins.
-    composing: bool,
 }
 
 impl Expansion {
-    fn of(input: &str, prefix: &str) -> Self {
-        let prefix = keep_marks(prefix);
-        let (range, composing) = match composing_range(&prefix) {
-            Some(range) => (range, true),
-            None => ((prefix.to_string(), format!("{prefix}\u{10FFFF}")), false),
+    /// `composing`: the range of a Korean syllable still being composed, as `query_terms`
+    /// found it; without one, the words `prefix` begins.
+    fn of(input: &str, prefix: &str, composing: Option<&(String, String)>) -> Self {
+        let in_index = |word: &str| keep_marks(word).into_owned();
+        let range = match composing {
+            Some((lo, hi)) => (in_index(lo), in_index(hi)),
+            None => {
+                let prefix = in_index(prefix);
+                let end = format!("{prefix}\u{10FFFF}");
+                (prefix, end)
+            }
         };
         Self {
             input: input.to_owned(),
             range,
-            composing,
         }
     }
 }
@@ -140,7 +142,9 @@ impl Store {
         // with Chinese, Japanese or Thai is several).
         let typed = query.split_whitespace().last().unwrap_or_default();
         let expand = match &terms.prefix {
-            Some(prefix) if is_one_word(typed) => Some(Expansion::of(query, prefix)),
+            Some(prefix) if is_one_word(typed) => {
+                Some(Expansion::of(query, prefix, terms.prefix_range.as_ref()))
+            }
             _ => None,
         };
         let plan = Plan {
@@ -176,7 +180,7 @@ fn read_page(conn: &Connection, plan: &Plan) -> rusqlite::Result<SearchResults> 
             message_fts = expanded;
             // A half-made syllable is no prefix of what it becomes: the notes too are
             // searched for the words it may become.
-            if expansion.composing {
+            if plan.terms.prefix_range.is_some() {
                 notes_fts = &message_fts;
             }
         }
