@@ -94,33 +94,48 @@ mod tests {
         (seen, move |e| sink_seen.lock().unwrap().push(e))
     }
 
-    #[tokio::test(start_paused = true)]
+    /// Waits (real time) until `seen` holds `n` events, at most `within`.
+    async fn until_seen(seen: &Mutex<Vec<ChatEvent>>, n: usize, within: Duration) {
+        let until = Instant::now() + within;
+        while seen.lock().unwrap().len() < n && Instant::now() < until {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    }
+
+    // These run on the real clock (no paused test clock: tokio's `test-util` would give the
+    // tests' build other tokio features than the app's, and a cold `cargo test` would then
+    // rebuild everything above tokio). The intervals are long enough that a slow machine
+    // cannot change what is merged: only how soon it is seen.
+
+    #[tokio::test]
     async fn deltas_within_one_interval_arrive_as_one_message() {
         let (seen, sink) = collector();
-        let (tx, pump) = batched(sink, DELTA_INTERVAL);
+        let interval = Duration::from_millis(600);
+        let (tx, pump) = batched(sink, interval);
         tx.send(delta("Hel")).unwrap();
         tokio::time::sleep(Duration::from_millis(1)).await;
         tx.send(delta("lo")).unwrap();
         tx.send(delta(" world")).unwrap();
-        tokio::time::sleep(Duration::from_millis(100)).await;
-        // First delta goes out at once (nothing was sent for a while), the rest together.
+        until_seen(&seen, 2, Duration::from_secs(10)).await;
+        // First delta goes out at once (nothing was sent for a while), the rest together
+        // when the interval is over, without waiting for the stream to end.
         assert_eq!(*seen.lock().unwrap(), vec![delta("Hel"), delta("lo world")]);
         drop(tx);
         pump.await.unwrap();
     }
 
-    #[tokio::test(start_paused = true)]
+    #[tokio::test]
     async fn pending_text_is_sent_when_the_stream_stalls() {
         let (seen, sink) = collector();
-        let (tx, _pump) = batched(sink, DELTA_INTERVAL);
+        let (tx, _pump) = batched(sink, Duration::from_millis(50));
         tx.send(delta("a")).unwrap();
         tx.send(delta("b")).unwrap();
-        // The model now stalls: "b" must not wait for the next delta.
-        tokio::time::sleep(Duration::from_secs(5)).await;
+        // The model now stalls (the sender stays open): "b" must not wait for the next delta.
+        until_seen(&seen, 2, Duration::from_secs(10)).await;
         assert_eq!(*seen.lock().unwrap(), vec![delta("a"), delta("b")]);
     }
 
-    #[tokio::test(start_paused = true)]
+    #[tokio::test]
     async fn a_tool_call_flushes_pending_text_first_so_order_is_kept() {
         let (seen, sink) = collector();
         let (tx, pump) = batched(sink, DELTA_INTERVAL);
