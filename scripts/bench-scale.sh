@@ -23,13 +23,17 @@ CLI_RUNS="${CLI_RUNS:-10}"
 DESKTOP="${DESKTOP:-1}"
 
 ensure_toolchains
-step "cargo build (release): seeder, search bench, CLI"
-# One invocation: built apart, the two would unify features differently and rebuild.
-(cd "$ROOT" && cargo build --locked --release -p lango-core --example seed_scale --example bench_search -p lango-cli --bin lango)
-BIN="$ROOT/target/release"
+TOOLS=(--example seed_scale --example bench_search --bin lango)
 if [ "$DESKTOP" = 1 ]; then
-    build_release_desktop_with_fake_provider
+    # One invocation with the app (lib.sh, cargo_build_release).
+    build_release_desktop_with_fake_provider "${TOOLS[@]}"
+else
+    step "cargo build (release): seeder, search bench, CLI"
+    # Without the desktop app: nothing of GTK is built. One invocation: built apart, the
+    # two would unify features differently and rebuild.
+    (cd "$ROOT" && cargo build --locked --release -p lango-core -p lango-cli "${TOOLS[@]}")
 fi
+BIN="$ROOT/target/release"
 
 if [ -n "${SCALE_DIR:-}" ]; then
     DIR="$SCALE_DIR"

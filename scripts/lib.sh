@@ -74,15 +74,25 @@ build_ui() {
     (cd "$ROOT/ui" && npx vite build --logLevel warn)
 }
 
+# Release builds of the app and the measurement tools, in one cargo invocation with every
+# package selected: cargo unifies features over what one invocation selects, so tools built
+# apart (`-p lango-core --example …`) would compile their own copy of every dependency. The
+# app's features are the same either way (one feature set for build and tests, lango-core's
+# Cargo.toml). Arguments: the targets, e.g. `--bin lango-desktop --example seed_session`.
+cargo_build_release() {
+    (cd "$ROOT" && cargo build --locked --release -p lango-desktop -p lango-cli -p lango-core \
+        -p lango-testkit --features tauri/custom-protocol "$@")
+}
+
 # The release desktop app (UI embedded) and the fake provider, for the desktop benches
-# (`make soak`, `make bench-scale`): target/release/{lango-desktop,lango-fake-provider}.
+# (`make soak`, `make bench-scale`): target/release/{lango-desktop,lango-fake-provider}, and
+# any further targets given (as `cargo_build_release` takes them).
 build_release_desktop_with_fake_provider() {
     apt_install_missing "${BUILD_PACKAGES[@]}" "${TEST_PACKAGES[@]}"
     ensure_ui_deps
     build_ui
     step "cargo build (release desktop app, fake provider)"
-    (cd "$ROOT" && cargo build --locked --release -p lango-desktop --features tauri/custom-protocol --bins)
-    (cd "$ROOT" && cargo build --locked --release -p lango-testkit --bin lango-fake-provider)
+    cargo_build_release --bin lango-desktop --bin lango-fake-provider "$@"
 }
 
 # A debug binary with the UI embedded (custom-protocol), sharing target/ with the tests.

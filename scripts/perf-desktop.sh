@@ -12,12 +12,14 @@ ensure_toolchains
 ensure_ui_deps
 build_ui
 step "cargo build ($PROFILE)"
-flag=(); [ "$PROFILE" = release ] && flag=(--release)
-(cd "$ROOT" && cargo build --locked "${flag[@]}" -p lango-desktop --features tauri/custom-protocol \
-    --bins --example blank_window)
-# One invocation (the CLI stores the provider's key below): built apart, the two would
-# unify features differently and rebuild.
-(cd "$ROOT" && cargo build --locked --release -p lango-core --example seed_session -p lango-cli --bin lango)
+if [ "$PROFILE" = release ]; then
+    # With the seeder and the CLI (which stores the provider's key below): one invocation.
+    cargo_build_release --bin lango-desktop --example blank_window --example seed_session --bin lango
+else
+    (cd "$ROOT" && cargo build --locked -p lango-desktop --features tauri/custom-protocol \
+        --bins --example blank_window)
+    cargo_build_release --example seed_session --bin lango
+fi
 
 HOME_DIR="$(mktemp -d)"
 trap 'rm -rf "$HOME_DIR"' EXIT

@@ -13,9 +13,8 @@ ensure_toolchains
 ensure_ui_deps
 build_ui
 step "cargo build (release)"
-(cd "$ROOT" && cargo build --locked --release -p lango-desktop --features tauri/custom-protocol --bins)
-# One invocation, as make perf builds them (the CLI stores the provider's key).
-(cd "$ROOT" && cargo build --locked --release -p lango-core --example seed_session -p lango-cli --bin lango)
+# With the seeder and the CLI (which stores the provider's key), as make perf builds them.
+cargo_build_release --bin lango-desktop --example seed_session --bin lango
 
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
