@@ -44,6 +44,7 @@ soak:       ## 2,000 engine turns and 500 desktop replies with memory on: memory
 fmt:
 	cargo fmt --all
 
-lint:       ## cargo fmt --check, clippy, actionlint (+ShellCheck) over .github/workflows
+lint:       ## cargo fmt --check, clippy, one feature set for the app alone and with the tools, actionlint (+ShellCheck) over .github/workflows
 	cargo fmt --all --check && cargo clippy --workspace --all-targets --features tauri/custom-protocol -- -D warnings
+	./scripts/check-feature-sets.sh
 	PATH="$$(./scripts/install-lint-tools.sh):$$PATH" actionlint
