@@ -25,13 +25,10 @@ DESKTOP="${DESKTOP:-1}"
 ensure_toolchains
 TOOLS=(--example seed_scale --example bench_search --bin lango)
 if [ "$DESKTOP" = 1 ]; then
-    # One invocation with the app (lib.sh, cargo_build_release).
     build_release_desktop_with_fake_provider "${TOOLS[@]}"
 else
     step "cargo build (release): seeder, search bench, CLI"
-    # Without the desktop app: nothing of GTK is built. One invocation: built apart, the
-    # two would unify features differently and rebuild.
-    (cd "$ROOT" && cargo build --locked --release -p lango-core -p lango-cli "${TOOLS[@]}")
+    cargo_build_with_tools --release "${TOOLS[@]}"
 fi
 BIN="$ROOT/target/release"
 

@@ -15,12 +15,12 @@ feature_sets() {
     shift
     (cd "$ROOT" && cargo tree --locked --features tauri/custom-protocol --prefix none \
         -e "features,$edges" -f '{p} {f}' "$@") |
-        grep -v ' feature "' | sed 's/ (\*)$//; s/ (proc-macro)//; s/ (command-line)//' | sort -u
+        grep -v ' feature "' | sed 's/ (\*)$//; s/ (proc-macro)//' | sort -u
 }
 
 alone="$(feature_sets normal,build -p lango-desktop)"
 # Dev-dependencies too: building the engine's examples turns them on.
-together="$(feature_sets normal,build,dev -p lango-desktop -p lango-cli -p lango-core -p lango-testkit)"
+together="$(feature_sets normal,build,dev "${APP_AND_TOOLS[@]}")"
 
 # A crate of the app's graph that appears with other features when built together.
 differ="$(comm -13 <(echo "$alone") <(echo "$together") | while read -r name version rest; do

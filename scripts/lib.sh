@@ -74,25 +74,28 @@ build_ui() {
     (cd "$ROOT/ui" && npx vite build --logLevel warn)
 }
 
-# Release builds of the app and the measurement tools, in one cargo invocation with every
-# package selected: cargo unifies features over what one invocation selects, so tools built
-# apart (`-p lango-core --example …`) would compile their own copy of every dependency. The
-# app's features are the same either way (one feature set for build and tests, lango-core's
-# Cargo.toml). Arguments: the targets, e.g. `--bin lango-desktop --example seed_session`.
-cargo_build_release() {
-    (cd "$ROOT" && cargo build --locked --release -p lango-desktop -p lango-cli -p lango-core \
-        -p lango-testkit --features tauri/custom-protocol "$@")
+# The packages every build of the app's tools selects: cargo unifies features over what one
+# invocation selects, so a tool built with fewer (`-p lango-core --example …`) would compile
+# its own copy of every dependency. The app built alone (`tauri build`) gets the same
+# features as with these (src-tauri/Cargo.toml; scripts/check-feature-sets.sh checks it).
+APP_AND_TOOLS=(-p lango-desktop -p lango-cli -p lango-core -p lango-testkit)
+
+# Builds the given targets with APP_AND_TOOLS selected, one invocation; the arguments are
+# cargo's, e.g. `--release --bin lango-desktop --example seed_session`. Only what the targets
+# need is compiled: the CLI's or a seeder's build compiles nothing of GTK.
+cargo_build_with_tools() {
+    (cd "$ROOT" && cargo build --locked "${APP_AND_TOOLS[@]}" --features tauri/custom-protocol "$@")
 }
 
 # The release desktop app (UI embedded) and the fake provider, for the desktop benches
 # (`make soak`, `make bench-scale`): target/release/{lango-desktop,lango-fake-provider}, and
-# any further targets given (as `cargo_build_release` takes them).
+# any further targets given (as `cargo_build_with_tools` takes them).
 build_release_desktop_with_fake_provider() {
     apt_install_missing "${BUILD_PACKAGES[@]}" "${TEST_PACKAGES[@]}"
     ensure_ui_deps
     build_ui
     step "cargo build (release desktop app, fake provider)"
-    cargo_build_release --bin lango-desktop --bin lango-fake-provider "$@"
+    cargo_build_with_tools --release --bin lango-desktop --bin lango-fake-provider "$@"
 }
 
 # A debug binary with the UI embedded (custom-protocol), sharing target/ with the tests.

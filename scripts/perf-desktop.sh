@@ -12,14 +12,10 @@ ensure_toolchains
 ensure_ui_deps
 build_ui
 step "cargo build ($PROFILE)"
-if [ "$PROFILE" = release ]; then
-    # With the seeder and the CLI (which stores the provider's key below): one invocation.
-    cargo_build_release --bin lango-desktop --example blank_window --example seed_session --bin lango
-else
-    (cd "$ROOT" && cargo build --locked -p lango-desktop --features tauri/custom-protocol \
-        --bins --example blank_window)
-    cargo_build_release --example seed_session --bin lango
-fi
+flag=(); [ "$PROFILE" = release ] && flag=(--release)
+cargo_build_with_tools "${flag[@]}" --bin lango-desktop --example blank_window
+# The seeder and the CLI (which stores the provider's key below), always release.
+cargo_build_with_tools --release --example seed_session --bin lango
 
 HOME_DIR="$(mktemp -d)"
 trap 'rm -rf "$HOME_DIR"' EXIT

@@ -14,7 +14,7 @@ ensure_ui_deps
 build_ui
 step "cargo build (release)"
 # With the seeder and the CLI (which stores the provider's key), as make perf builds them.
-cargo_build_release --bin lango-desktop --example seed_session --bin lango
+cargo_build_with_tools --release --bin lango-desktop --example seed_session --bin lango
 
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT

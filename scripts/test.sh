@@ -24,11 +24,8 @@ step "cargo test (workspace) in a desktop session with a real keychain"
 step "end-to-end tests (real window over WebDriver, against the fake provider)"
 # The fake provider, and the seeders that fill a 10,000-message conversation
 # (tests/e2e/chat-polish.test.mjs) and 620 conversations (tests/e2e/many-conversations.test.mjs).
-# Built with the same packages selected as the app and the tests: cargo unifies features over
-# what one invocation selects, so `-p lango-core` alone would build its own copy of every
-# dependency (~3 min on a fresh machine); this way it reuses theirs.
-(cd "$ROOT" && cargo build --locked -p lango-desktop -p lango-cli -p lango-testkit -p lango-core \
-    --features tauri/custom-protocol --bin lango-fake-provider --example seed_session --example seed_scale)
+# Built with the app's packages selected, so they reuse its build (lib.sh, APP_AND_TOOLS).
+cargo_build_with_tools --bin lango-fake-provider --example seed_session --example seed_scale
 mkdir -p "$ROOT/tests/e2e/screenshots"
 "$ROOT/scripts/with-desktop-session.sh" env APP_BIN="$ROOT/target/debug/lango-desktop" \
     FAKE_PROVIDER_BIN="$ROOT/target/debug/lango-fake-provider" \
