@@ -3,6 +3,9 @@
 //! one empty page through the same `tauri://` protocol — no engine, no commands, no bundle.
 //! What it costs to start and to keep idle is what WebKitGTK and Tauri cost on this machine.
 //!
+//! `--page <file>` serves that file instead: `make perf` gives it Lango's first screen saved
+//! as static HTML without its scripts, to measure what WebKit alone takes to show that screen.
+//!
 //! Built by scripts/perf-desktop.sh:
 //! `cargo build --release -p lango-desktop --features tauri/custom-protocol --example blank_window`.
 
@@ -17,18 +20,18 @@ const PAGE: &str =
     "<!doctype html><html lang=\"en\"><head><meta charset=\"UTF-8\"><title>Blank</title></head>\
 <body><span id=\"app-version\">blank</span></body></html>";
 
-/// Serves [`PAGE`] for every path.
-struct BlankPage;
+/// Serves one page for every path: [`PAGE`], or the file given with `--page`.
+struct OnePage(Cow<'static, [u8]>);
 
-impl<R: Runtime> Assets<R> for BlankPage {
+impl<R: Runtime> Assets<R> for OnePage {
     fn get(&self, _key: &AssetKey) -> Option<Cow<'_, [u8]>> {
-        Some(Cow::Borrowed(PAGE.as_bytes()))
+        Some(Cow::Borrowed(&self.0))
     }
 
     fn iter(&self) -> Box<AssetsIter<'_>> {
         Box::new(std::iter::once((
             Cow::Borrowed("/index.html"),
-            Cow::Borrowed(PAGE.as_bytes()),
+            Cow::Borrowed(&self.0[..]),
         )))
     }
 
@@ -43,8 +46,15 @@ fn main() {
     if std::env::var_os("WEBKIT_DISABLE_DMABUF_RENDERER").is_none() {
         std::env::set_var("WEBKIT_DISABLE_DMABUF_RENDERER", "1");
     }
+    let page = match page_from_args() {
+        Ok(page) => page,
+        Err(e) => {
+            eprintln!("blank_window: {e}");
+            std::process::exit(2);
+        }
+    };
     let mut context = tauri::generate_context!();
-    context.set_assets(Box::new(BlankPage));
+    context.set_assets(Box::new(OnePage(page)));
     // `tauri.conf.json` creates the window hidden (Lango shows it once its page has loaded,
     // `lango_desktop_lib::reveal`); the floor is a default Tauri window, created visible.
     for window in &mut context.config_mut().app.windows {
@@ -54,4 +64,18 @@ fn main() {
         eprintln!("blank_window: {e}");
         std::process::exit(1);
     }
+}
+
+/// [`PAGE`], or the bytes of the file named by `--page <file>`.
+fn page_from_args() -> Result<Cow<'static, [u8]>, String> {
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        if arg == "--page" {
+            let path = args.next().ok_or("--page needs a file")?;
+            return std::fs::read(&path)
+                .map(Cow::Owned)
+                .map_err(|e| format!("cannot read {path}: {e}"));
+        }
+    }
+    Ok(Cow::Borrowed(PAGE.as_bytes()))
 }

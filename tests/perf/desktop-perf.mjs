@@ -3,19 +3,22 @@
 // and Tauri alone cost on this machine), and prints the numbers against the goals:
 //   - cold start → interactive window (the shell rendered with the backend's status), timed
 //     from the app process's start: ≤ 1 s in 19 of 20 runs, and median ≤ 1.15× the blank
-//     window's (the blank window is interactive when its page's element is there);
+//     window's (the blank window is interactive when its page's element is there); beside
+//     them, the blank window serving Lango's first screen as static HTML without its scripts
+//     (captured from a cold start first): what WebKit alone takes to show that screen, the
+//     floor under whatever script builds it;
 //   - idle memory after the window settled: PSS of the app and its WebKit processes
 //     ≤ 1.15× the blank window's; the private memory of Lango's own process is printed;
 //   - time to first paint of a 10,000-message conversation after clicking it at once after a
 //     cold start, ≤ 300 ms (median of PAINT_RUNS cold starts, default 3: one click is noisy).
-// Cold starts alternate between the two binaries, each run with its own WebDriver.
+// Cold starts rotate between the variants, each run with its own WebDriver.
 //
 // Run through scripts/perf-desktop.sh (builds, seeds the conversation, starts Xvfb).
 // Environment: APP_BIN, BLANK_BIN, LANGO_HOME; RUNS (cold starts each, default 20),
 // MEMORY_RUNS (of those, how many also measure idle memory, default 5), PAINT_RUNS.
 // A measurement, not a test: it prints and never fails on a missed goal.
 
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -45,6 +48,7 @@ const xdg = (n) => {
   mkdirSync(d, { recursive: true });
   return d;
 };
+const STATIC_PAGE = join(tmp, 'first-screen.html');
 const env = { LANGO_HOME: HOME, XDG_DATA_HOME: xdg('data'), XDG_CACHE_HOME: xdg('cache'), XDG_CONFIG_HOME: xdg('config') };
 
 /**
@@ -52,11 +56,11 @@ const env = { LANGO_HOME: HOME, XDG_DATA_HOME: xdg('data'), XDG_CACHE_HOME: xdg(
  * showing text (Lango: the shell rendered with the backend's status) in a window on screen
  * (`document.visibilityState`). `then(session, pid)` runs before the app is stopped.
  */
-async function coldStart(bin, then) {
+async function coldStart(bin, then, args = []) {
   const driver = await startDriver({ env });
   try {
     const t0 = performance.now();
-    const session = await Session.create(driver.url, { binary: bin });
+    const session = await Session.create(driver.url, { binary: bin, args });
     await waitFor(async () => (await session.findAll('#app-version')).length > 0, { timeout: 30_000, interval: 10 });
     await session.waitForText('#app-version', (t) => t.length > 0, 30_000);
     // And on screen: Lango's window appears once its page has loaded (src-tauri/src/reveal.rs).
@@ -121,6 +125,22 @@ async function idleMemory(_session, pid) {
   return { memory: { tree: treeMemoryKb(pid), own: { ...processMemoryKb(pid), code: ownBinaryRssKb(pid) } } };
 }
 
+/**
+ * Saves Lango's first screen, as it stands once its conversation list and dock have rendered,
+ * as static HTML: the document with its stylesheet and attributes, without its scripts.
+ */
+async function captureFirstScreen(session) {
+  await session.waitForElement(`.session-item[data-key="${KEY}"]`, 15_000);
+  await sleep(500);
+  const html = await session.execute(
+    `const copy = document.documentElement.cloneNode(true);
+     copy.querySelectorAll('script, link[rel=modulepreload]').forEach((e) => e.remove());
+     return '<!doctype html>' + copy.outerHTML;`,
+  );
+  writeFileSync(STATIC_PAGE, html);
+  return {};
+}
+
 /** First paint of the long conversation: click it, wait for its first rendered message and the next frame. */
 async function firstPaint(session) {
   await session.waitForElement(`.session-item[data-key="${KEY}"]`, 15_000);
@@ -133,13 +153,16 @@ const fmt = (ms) => `${ms.toFixed(0)} ms`;
 const spread = (xs) => `median ${fmt(median(xs))}, ${fmt(Math.min(...xs))}–${fmt(Math.max(...xs))}, p95 ${fmt(quantile(xs, 0.95))}`;
 
 try {
-  const runs = { lango: [], blank: [] };
+  const runs = { lango: [], blank: [], static: [] };
+  if (BLANK_BIN) await coldStart(APP_BIN, captureFirstScreen);
+  const variants = BLANK_BIN ? ['lango', 'blank', 'static'] : ['lango'];
   for (let i = 0; i < RUNS; i++) {
-    // Alternate which goes first, so neither always starts on the other's warm caches.
-    const order = BLANK_BIN ? (i % 2 ? ['blank', 'lango'] : ['lango', 'blank']) : ['lango'];
+    // Rotate which goes first, so none always starts on another's warm caches.
+    const order = variants.map((_, k) => variants[(i + k) % variants.length]);
     for (const which of order) {
       const bin = which === 'lango' ? APP_BIN : BLANK_BIN;
-      const r = await coldStart(bin, i < MEMORY_RUNS ? idleMemory : null);
+      const args = which === 'static' ? ['--page', STATIC_PAGE] : [];
+      const r = await coldStart(bin, i < MEMORY_RUNS && which !== 'static' ? idleMemory : null, args);
       runs[which].push(r);
       process.stdout.write(`  run ${String(i + 1).padStart(2)} ${which.padEnd(5)} ${fmt(r.coldMs).padStart(7)}\n`);
     }
@@ -175,6 +198,16 @@ try {
     }
     const ratio = median(cold('lango')) / median(cold('blank'));
     line('cold start, Lango / blank window (medians)', `${ratio.toFixed(2)}×`, '≤ 1.15×', ratio <= 1.15);
+    // What no script could go under: the same first screen as static HTML.
+    const floor = median(cold('static')) / median(cold('blank'));
+    console.log(
+      `  Lango's first screen as static HTML, no script, served by the blank window: ${spread(cold('static'))};` +
+        ` navigation → first contentful paint ${fmt(med('static', 'pageWorkMs'))}`,
+    );
+    console.log(
+      `  cold start, that static first screen / blank window ${floor.toFixed(2)}× (the floor under any script` +
+        ` building this screen); Lango / the static first screen ${(median(cold('lango')) / median(cold('static'))).toFixed(2)}× (its script's share)`,
+    );
   }
 
   const memoryOf = (w) => runs[w].map((r) => r.memory).filter(Boolean);
