@@ -3,7 +3,8 @@
 //! one empty page through the same `tauri://` protocol — no engine, no commands, no bundle.
 //! What it costs to start and to keep idle is what WebKitGTK and Tauri cost on this machine.
 //!
-//! `--page <file>` serves that file instead: `make perf` gives it Lango's first screen saved
+//! `--page <file>` serves that file instead, in a window shown as Lango's is (once its page
+//! has loaded, `lango_desktop_lib::reveal`): `make perf` gives it Lango's first screen saved
 //! as static HTML without its scripts, to measure what WebKit alone takes to show that screen.
 //!
 //! Built by scripts/perf-desktop.sh:
@@ -12,6 +13,7 @@
 use std::borrow::Cow;
 
 use tauri::utils::assets::{AssetKey, AssetsIter, CspHash};
+use lango_desktop_lib::reveal;
 use tauri::{Assets, Runtime};
 
 /// The page: one element with the id `make perf` waits for in Lango (`#app-version`), so both
@@ -54,28 +56,37 @@ fn main() {
         }
     };
     let mut context = tauri::generate_context!();
-    context.set_assets(Box::new(OnePage(page)));
-    // `tauri.conf.json` creates the window hidden (Lango shows it once its page has loaded,
-    // `lango_desktop_lib::reveal`); the floor is a default Tauri window, created visible.
-    for window in &mut context.config_mut().app.windows {
-        window.visible = true;
+    let mut builder = tauri::Builder::default();
+    match page {
+        // `tauri.conf.json` creates the window hidden (Lango shows it once its page has
+        // loaded); the floor is a default Tauri window, created visible.
+        None => {
+            for window in &mut context.config_mut().app.windows {
+                window.visible = true;
+            }
+        }
+        // Lango's first screen is shown as Lango shows it (created visible, a window stalls
+        // for 500 ms in ~1 start in 5: `reveal`'s module doc).
+        Some(_) => builder = builder.on_page_load(reveal::on_page_load),
     }
-    if let Err(e) = tauri::Builder::default().run(context) {
+    let page = page.map_or(Cow::Borrowed(PAGE.as_bytes()), Cow::Owned);
+    context.set_assets(Box::new(OnePage(page)));
+    if let Err(e) = builder.run(context) {
         eprintln!("blank_window: {e}");
         std::process::exit(1);
     }
 }
 
-/// [`PAGE`], or the bytes of the file named by `--page <file>`.
-fn page_from_args() -> Result<Cow<'static, [u8]>, String> {
+/// The bytes of the file named by `--page <file>`, if given.
+fn page_from_args() -> Result<Option<Vec<u8>>, String> {
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         if arg == "--page" {
             let path = args.next().ok_or("--page needs a file")?;
             return std::fs::read(&path)
-                .map(Cow::Owned)
+                .map(Some)
                 .map_err(|e| format!("cannot read {path}: {e}"));
         }
     }
-    Ok(Cow::Borrowed(PAGE.as_bytes()))
+    Ok(None)
 }

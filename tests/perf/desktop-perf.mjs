@@ -4,9 +4,9 @@
 //   - cold start → interactive window (the shell rendered with the backend's status), timed
 //     from the app process's start: ≤ 1 s in 19 of 20 runs, and median ≤ 1.15× the blank
 //     window's (the blank window is interactive when its page's element is there); beside
-//     them, the blank window serving Lango's first screen as static HTML without its scripts
-//     (captured from a cold start first): what WebKit alone takes to show that screen, the
-//     floor under whatever script builds it;
+//     them, the blank window's binary serving Lango's first screen as static HTML without its
+//     scripts (captured from a cold start first), its window shown as Lango's is: what WebKit
+//     alone takes to show that screen, the floor under whatever script builds it;
 //   - idle memory after the window settled: PSS of the app and its WebKit processes
 //     ≤ 1.15× the blank window's; the private memory of Lango's own process is printed;
 //   - time to first paint of a 10,000-message conversation after clicking it at once after a
@@ -201,7 +201,7 @@ try {
     // What no script could go under: the same first screen as static HTML.
     const floor = median(cold('static')) / median(cold('blank'));
     console.log(
-      `  Lango's first screen as static HTML, no script, served by the blank window: ${spread(cold('static'))};` +
+      `  Lango's first screen as static HTML, no script (the blank window's binary, shown as Lango's window is): ${spread(cold('static'))};` +
         ` navigation → first contentful paint ${fmt(med('static', 'pageWorkMs'))}`,
     );
     console.log(
