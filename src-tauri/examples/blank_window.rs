@@ -12,8 +12,8 @@
 
 use std::borrow::Cow;
 
-use tauri::utils::assets::{AssetKey, AssetsIter, CspHash};
 use lango_desktop_lib::reveal;
+use tauri::utils::assets::{AssetKey, AssetsIter, CspHash};
 use tauri::{Assets, Runtime};
 
 /// The page: one element with the id `make perf` waits for in Lango (`#app-version`), so both
