@@ -75,7 +75,7 @@ ensure_ui_deps() {
 build_ui() {
     step "vite build (ui)"
     local staged="$ROOT/ui/dist.staged"
-    (cd "$ROOT/ui" && npx vite build --logLevel warn --outDir dist.staged --emptyOutDir)
+    (cd "$ROOT/ui" && npx vite build --logLevel warn --outDir dist.staged)
     replace_changed_files "$staged" "$ROOT/ui/dist"
     rm -rf "$staged"
 }

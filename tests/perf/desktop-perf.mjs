@@ -154,6 +154,7 @@ const spread = (xs) => `median ${fmt(median(xs))}, ${fmt(Math.min(...xs))}–${f
 
 try {
   const runs = { lango: [], blank: [], static: [] };
+  // Not counted; it is also the first start after a build, whose files come back from disk.
   if (BLANK_BIN) await coldStart(APP_BIN, captureFirstScreen);
   const variants = BLANK_BIN ? ['lango', 'blank', 'static'] : ['lango'];
   for (let i = 0; i < RUNS; i++) {
